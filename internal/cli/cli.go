@@ -1,0 +1,181 @@
+// Package cli 是每個步驟共用的外殼：旗標與 kubeconfig、連線前的檢查、--trace、
+// 以及 Ctrl-C 的處理。步驟本身只需要寫它要教的那一段。
+//
+// Package cli is the shell every step shares: flags and kubeconfig, the
+// preflight check, --trace, and Ctrl-C handling. A step itself only writes the
+// part it teaches.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+)
+
+// Flags 是每個步驟都有的旗標，名稱與 kubectl 相同。
+//
+// Flags are the flags every step has, named as kubectl names them.
+type Flags struct {
+	Kubeconfig string
+	Context    string
+	Namespace  string
+	Trace      bool
+	Verbosity  int
+}
+
+// Register 把共用旗標加到 fs 上；-n 與 --namespace 是同一個旗標。
+//
+// Register adds the shared flags to fs; -n and --namespace are one flag.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.Kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+	fs.StringVar(&f.Context, "context", "", "kubeconfig context to use (default: the current context)")
+	fs.StringVar(&f.Namespace, "namespace", "", "namespace to watch (default: the context's namespace, else \"default\")")
+	fs.StringVar(&f.Namespace, "n", "", "shorthand for --namespace")
+	fs.BoolVar(&f.Trace, "trace", false, "print every HTTP request the client makes (method, path and query, status) to stderr")
+	fs.IntVar(&f.Verbosity, "v", 0, "client-go log verbosity (klog -v)")
+}
+
+// Env 是步驟執行時需要的一切：連線設定、clientset、namespace 與輸出。
+//
+// Env is everything a step needs at run time: the connection config, a
+// clientset, the namespace and where to print.
+type Env struct {
+	Config    *rest.Config
+	Client    kubernetes.Interface
+	Namespace string
+	Out       io.Writer
+}
+
+// Main 解析旗標、建立連線、先確認叢集可達，再執行 run。
+// run 在 Ctrl-C 之後返回時，程式以 0 結束；其他錯誤印成一行並以 1 結束。
+//
+// Main parses flags, connects, checks that the cluster answers, then calls
+// run. When run returns after Ctrl-C the program exits 0; any other error is
+// printed as one line and the exit code is 1.
+func Main(name string, f *Flags, run func(ctx context.Context, env *Env) error) {
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fail(name, fmt.Errorf("unexpected argument %q (see -h)", flag.Arg(0)))
+	}
+	setVerbosity(f.Verbosity)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		// 第一次 Ctrl-C 讓步驟好好收尾；之後再按一次就恢復預設行為，立刻結束。
+		// The first Ctrl-C lets the step finish cleanly; after it, a second
+		// one gets the default behaviour and ends the program at once.
+		<-ctx.Done()
+		stop()
+	}()
+
+	env, err := Connect(ctx, f, os.Stdout, os.Stderr)
+	if err != nil {
+		fail(name, err)
+	}
+	if err := run(ctx, env); err != nil && ctx.Err() == nil {
+		fail(name, err)
+	}
+}
+
+func fail(name string, err error) {
+	fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+	os.Exit(1)
+}
+
+func setVerbosity(v int) {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("v", strconv.Itoa(v))
+}
+
+// Connect 依 kubectl 的規則讀取 kubeconfig（--kubeconfig，否則 $KUBECONFIG，
+// 否則 ~/.kube/config），需要時加上 --trace，並在幾秒內確認 API server 有回應。
+//
+// Connect loads the kubeconfig by kubectl's rules (--kubeconfig, else
+// $KUBECONFIG, else ~/.kube/config), adds --trace when asked, and checks
+// within seconds that the API server answers.
+func Connect(ctx context.Context, f *Flags, out, traceOut io.Writer) (*Env, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = f.Kubeconfig
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: f.Context}
+	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+
+	cfg, err := loader.ClientConfig()
+	if clientcmd.IsEmptyConfig(err) {
+		return nil, errors.New("no kubeconfig found ($KUBECONFIG and ~/.kube/config are empty or missing); start a cluster with scripts/cluster-up.sh")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading kubeconfig: %w", err)
+	}
+	ns := f.Namespace
+	if ns == "" {
+		if ns, _, err = loader.Namespace(); err != nil {
+			return nil, fmt.Errorf("reading kubeconfig: %w", err)
+		}
+	}
+	if f.Trace {
+		cfg.Wrap(Tracer(traceOut))
+	}
+	if err := Preflight(ctx, cfg); err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Env{Config: cfg, Client: cs, Namespace: ns, Out: out}, nil
+}
+
+// PreflightTimeout 是等待 API server 回應的上限，超過就直接報錯，不無限重試。
+//
+// PreflightTimeout bounds the wait for the API server's answer; past it we
+// report the error instead of retrying forever.
+const PreflightTimeout = 5 * time.Second
+
+// Preflight 向 /version 發一個請求：沒有叢集、憑證錯誤或 context 錯誤，
+// 都在這裡變成一行清楚的錯誤，而不是 informer 無止境的重試紀錄。
+//
+// Preflight makes one request to /version: no cluster, bad credentials or the
+// wrong context all become one clear line here, instead of an informer's
+// endless retry log.
+func Preflight(ctx context.Context, cfg *rest.Config) error {
+	check := rest.CopyConfig(cfg)
+	check.Timeout = PreflightTimeout
+	cs, err := kubernetes.NewForConfig(check)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, PreflightTimeout)
+	defer cancel()
+	if _, err := cs.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw(); err != nil {
+		return fmt.Errorf("cannot reach the Kubernetes API server at %s: %s; start a cluster with scripts/cluster-up.sh (or pick one with --context)",
+			cfg.Host, oneLine(err))
+	}
+	return nil
+}
+
+// oneLine 把多行的錯誤壓成一行。
+//
+// oneLine folds a multi-line error into one line.
+func oneLine(err error) string {
+	s := []rune(err.Error())
+	for i, r := range s {
+		if r == '\n' {
+			s[i] = ' '
+		}
+	}
+	return string(s)
+}

@@ -1,0 +1,168 @@
+// scene 在另一個終端機裡製造 Pod 的變化，讓步驟有東西可以觀察。只需要 Go。
+//
+// scene makes pod changes from a second terminal, so the steps have something
+// to observe. It needs only Go.
+//
+//	scripts/scene.sh create web-1 app=web
+//	scripts/scene.sh label web-1 tier=front
+//	scripts/scene.sh label web-1 tier-
+//	scripts/scene.sh annotate web-1 informer-lab/fail=true
+//	scripts/scene.sh delete web-1
+//	scripts/scene.sh demo
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
+)
+
+const usage = `usage: scene [flags] COMMAND [ARGS]
+
+commands:
+  create NAME [KEY=VALUE ...]   create a pod with these labels
+  label NAME KEY=VALUE|KEY-     set or remove a label
+  annotate NAME KEY=VALUE|KEY-  set or remove an annotation
+  delete NAME                   delete a pod (no grace period)
+  demo                          create, relabel and delete the pod "demo"
+
+flags:
+`
+
+func main() {
+	var f cli.Flags
+	fs := flag.NewFlagSet("scene", flag.ExitOnError)
+	f.Register(fs)
+	pause := fs.Duration("pause", time.Second, "demo: time between changes, so a human can follow")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+
+	// 旗標可以放在指令前後：反覆解析，把非旗標的參數收集起來。
+	// Flags may come before or after the command: parse repeatedly and
+	// collect the arguments that are not flags.
+	var args []string
+	rest := os.Args[1:]
+	for {
+		_ = fs.Parse(rest)
+		if fs.NArg() == 0 {
+			break
+		}
+		args = append(args, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(args) == 0 {
+		fs.Usage()
+		os.Exit(2)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env, err := cli.Connect(ctx, &f, os.Stdout, os.Stderr)
+	if err == nil {
+		err = run(ctx, env.Client, env.Namespace, args, *pause)
+	}
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintf(os.Stderr, "scene: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string, pause time.Duration) error {
+	cmd, args := args[0], args[1:]
+	need := func(n int, form string) error {
+		if len(args) < n || (form != "" && len(args) > n && cmd != "create") {
+			return fmt.Errorf("usage: scene %s %s", cmd, form)
+		}
+		return nil
+	}
+	switch cmd {
+	case "create":
+		if err := need(1, "NAME [KEY=VALUE ...]"); err != nil {
+			return err
+		}
+		labels := map[string]string{}
+		for _, kv := range args[1:] {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return fmt.Errorf("label %q is not KEY=VALUE", kv)
+			}
+			labels[k] = v
+		}
+		if _, err := scene.Create(ctx, cs, ns, args[0], labels); err != nil {
+			return err
+		}
+		fmt.Printf("scene: created pod %s/%s (%s)\n", ns, args[0], show.Labels(labels))
+	case "label", "annotate":
+		if err := need(2, "NAME KEY=VALUE|KEY-"); err != nil {
+			return err
+		}
+		key, value, err := parseChange(args[1])
+		if err != nil {
+			return err
+		}
+		change := scene.Label
+		if cmd == "annotate" {
+			change = scene.Annotate
+		}
+		if _, err := change(ctx, cs, ns, args[0], key, value); err != nil {
+			return err
+		}
+		fmt.Printf("scene: %s pod %s/%s %s\n", cmd, ns, args[0], args[1])
+	case "delete":
+		if err := need(1, "NAME"); err != nil {
+			return err
+		}
+		if err := scene.Delete(ctx, cs, ns, args[0]); err != nil {
+			return err
+		}
+		fmt.Printf("scene: deleted pod %s/%s\n", ns, args[0])
+	case "demo":
+		steps := [][]string{
+			{"create", "demo", "app=demo"},
+			{"label", "demo", "tier=web"},
+			{"delete", "demo"},
+		}
+		for i, s := range steps {
+			if i > 0 {
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(pause):
+				}
+			}
+			if err := run(ctx, cs, ns, s, pause); err != nil {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("unknown command %q (create, label, annotate, delete, demo)", cmd)
+	}
+	return nil
+}
+
+// parseChange 讀取 kubectl 風格的 KEY=VALUE（設定）或 KEY-（移除）。
+//
+// parseChange reads kubectl's KEY=VALUE (set) or KEY- (remove) form.
+func parseChange(s string) (string, *string, error) {
+	if k, ok := strings.CutSuffix(s, "-"); ok && !strings.Contains(s, "=") {
+		return k, nil, nil
+	}
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return "", nil, fmt.Errorf("%q is neither KEY=VALUE nor KEY-", s)
+	}
+	return k, &v, nil
+}

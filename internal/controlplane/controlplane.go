@@ -1,0 +1,334 @@
+// Package controlplane 啟動本機控制平面：一個真正的 etcd 加上一個真正的
+// kube-apiserver，兩者都由 scripts/controlplane 從釘選的原始碼建置。
+// 測試（internal/testenv）與 scripts/cluster-up.sh 都透過它啟動叢集。
+//
+// Package controlplane starts the local control plane: a real etcd and a real
+// kube-apiserver, both built from pinned sources by scripts/controlplane. The
+// tests (internal/testenv) and scripts/cluster-up.sh both start clusters
+// through it.
+package controlplane
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// BinDirEnv 指向已建置好的 etcd 與 kube-apiserver 所在目錄，用來略過快取。
+//
+// BinDirEnv names a directory that already holds etcd and kube-apiserver,
+// to use instead of the per-user build cache.
+const BinDirEnv = "INFORMER_LAB_BIN_DIR"
+
+// BuildHint 是找不到執行檔時要給的修正指令。
+//
+// BuildHint is the command that fixes missing binaries.
+const BuildHint = "scripts/build-controlplane.sh"
+
+// repoRoot 從這個原始檔的位置往上找出 repo 根目錄；測試與工具都在 repo 內建置。
+//
+// repoRoot finds the repository root from this source file's location; tests
+// and tools are always built inside the repository.
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+var (
+	kubeVersionRE = regexp.MustCompile(`(?m)^\s*k8s\.io/kubernetes\s+(v\S+)`)
+	etcdVersionRE = regexp.MustCompile(`(?m)^\s*go\.etcd\.io/etcd/server/v3\s+(v\S+)`)
+)
+
+// CacheKey 由建置模組的 go.mod 算出快取鍵，改版本就自動換一個快取目錄；
+// scripts/lib.sh 用同一個規則。
+//
+// CacheKey derives the cache key from the build module's go.mod, so a version
+// bump gets a fresh cache directory; scripts/lib.sh uses the same rule.
+func CacheKey() (string, error) {
+	gomod := filepath.Join(repoRoot(), "scripts", "controlplane", "go.mod")
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return "", err
+	}
+	k := kubeVersionRE.FindSubmatch(data)
+	e := etcdVersionRE.FindSubmatch(data)
+	if k == nil || e == nil {
+		return "", fmt.Errorf("%s: cannot find the k8s.io/kubernetes and etcd server versions", gomod)
+	}
+	return fmt.Sprintf("kubernetes-%s_etcd-%s", k[1], e[1]), nil
+}
+
+// BinDir 回傳 etcd 與 kube-apiserver 所在的目錄：先看 BinDirEnv，
+// 再看每個使用者的建置快取（$XDG_CACHE_HOME 或 ~/.cache）。
+//
+// BinDir returns the directory holding etcd and kube-apiserver: BinDirEnv if
+// set, otherwise the per-user build cache ($XDG_CACHE_HOME or ~/.cache).
+func BinDir() (string, error) {
+	if dir := os.Getenv(BinDirEnv); dir != "" {
+		return dir, nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	key, err := CacheKey()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(cache, "informer-walkthrough", "controlplane", key), nil
+}
+
+// FindBinaries 確認兩個執行檔都在；找不到時的錯誤訊息會附上修正指令。
+//
+// FindBinaries checks that both binaries are there; when they are not, the
+// error names the command that builds them.
+func FindBinaries() (dir string, err error) {
+	dir, err = BinDir()
+	if err != nil {
+		return "", err
+	}
+	for _, name := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			return "", fmt.Errorf("local control plane not built: %s is missing (run %s; the first build takes about 10 minutes)",
+				filepath.Join(dir, name), BuildHint)
+		}
+	}
+	return dir, nil
+}
+
+// Options 設定一個本機控制平面。零值即可用：隨機的空閒埠、暫存目錄。
+//
+// Options configures a local control plane. The zero value works: a free
+// port and a temporary directory.
+type Options struct {
+	// Port 是 kube-apiserver 在 127.0.0.1 上的 HTTPS 埠；0 表示挑一個空閒的。
+	//
+	// Port is kube-apiserver's HTTPS port on 127.0.0.1; 0 picks a free one.
+	Port int
+	// Dir 存放憑證與 etcd 資料；空字串表示建立暫存目錄並在 Stop 時刪除。
+	//
+	// Dir holds certificates and etcd data; empty means a temporary directory
+	// that Stop removes.
+	Dir string
+	// Verbose 讓 etcd 與 kube-apiserver 的輸出直接印到 stderr。
+	//
+	// Verbose sends etcd's and kube-apiserver's own output to stderr.
+	Verbose bool
+}
+
+// ControlPlane 是一個執行中的本機控制平面。
+//
+// ControlPlane is a running local control plane.
+type ControlPlane struct {
+	env     *envtest.Environment
+	dir     string
+	ownsDir bool
+	// Config 以 system:masters 群組的 admin 使用者連線，使用 TLS 用戶端憑證。
+	//
+	// Config connects as an admin user in system:masters, with a TLS client
+	// certificate.
+	Config *rest.Config
+}
+
+// PortFree 檢查 127.0.0.1 上的埠是否可用，讓「埠已被占用」成為一行清楚的錯誤。
+//
+// PortFree checks that a port on 127.0.0.1 can be bound, so that "port in
+// use" becomes one clear error line.
+func PortFree(port int) error {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("port %d on 127.0.0.1 is already in use (pick another, or leave it unset for a free one)", port)
+	}
+	return l.Close()
+}
+
+// Start 啟動 etcd 與 kube-apiserver，等到 API server 就緒才回傳。
+// 只監聽 127.0.0.1，只接受 TLS 用戶端憑證（沒有匿名的管理者）。
+//
+// Start launches etcd and kube-apiserver and returns once the API server is
+// ready. It listens on 127.0.0.1 only and accepts TLS client certificates
+// only (no anonymous admin).
+func Start(opts Options) (*ControlPlane, error) {
+	binDir, err := FindBinaries()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Port != 0 {
+		if err := PortFree(opts.Port); err != nil {
+			return nil, err
+		}
+	}
+	cp := &ControlPlane{dir: opts.Dir}
+	if cp.dir == "" {
+		if cp.dir, err = os.MkdirTemp("", "informer-lab-"); err != nil {
+			return nil, err
+		}
+		cp.ownsDir = true
+	}
+	pki := filepath.Join(cp.dir, "pki")
+	data := filepath.Join(cp.dir, "etcd")
+	for _, d := range []string{pki, data} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			cp.cleanup()
+			return nil, err
+		}
+	}
+
+	// 憑證目錄固定下來（不讓 envtest 自行配置），這樣重啟 API server 時
+	// 沿用同一組 CA 與同一個埠，既有的用戶端不會失效。
+	// The certificate directory is ours (not one envtest allocates), so that a
+	// restarted API server keeps the same CA and port and existing clients
+	// keep working.
+	api := &envtest.APIServer{CertDir: pki, SecurePort: opts.Port}
+	api.SecureServing.Address = "127.0.0.1"
+	etcd := &envtest.Etcd{DataDir: data}
+	if opts.Verbose {
+		api.Out, api.Err = os.Stderr, os.Stderr
+		etcd.Out, etcd.Err = os.Stderr, os.Stderr
+	}
+	cp.env = &envtest.Environment{
+		BinaryAssetsDirectory:    binDir,
+		ControlPlane:             envtest.ControlPlane{APIServer: api, Etcd: etcd},
+		ControlPlaneStartTimeout: 60 * time.Second,
+		ControlPlaneStopTimeout:  30 * time.Second,
+	}
+	cfg, err := cp.env.Start()
+	if err != nil {
+		_ = cp.env.Stop()
+		cp.cleanup()
+		return nil, fmt.Errorf("starting the local control plane: %w", err)
+	}
+	cp.Config = rest.CopyConfig(cfg)
+	// envtest 預設很高的 QPS；改回 client-go 的預設，讓行為跟真實叢集一樣。
+	// envtest sets a very high QPS; go back to client-go's defaults so the
+	// client behaves as it would against any cluster.
+	cp.Config.QPS, cp.Config.Burst = 0, 0
+	return cp, nil
+}
+
+// URL 是 API server 的位址，例如 https://127.0.0.1:41234。
+//
+// URL is the API server's address, for example https://127.0.0.1:41234.
+func (cp *ControlPlane) URL() string { return cp.Config.Host }
+
+// Port 是 API server 在 127.0.0.1 上的埠。
+//
+// Port is the API server's port on 127.0.0.1.
+func (cp *ControlPlane) Port() int {
+	p, _ := strconv.Atoi(cp.env.ControlPlane.APIServer.SecureServing.Port)
+	return p
+}
+
+// Dir 是憑證與 etcd 資料所在的目錄。
+//
+// Dir is where the certificates and etcd data live.
+func (cp *ControlPlane) Dir() string { return cp.dir }
+
+// StopAPIServer 只停止 kube-apiserver（etcd 繼續保存資料），用來模擬 API server 中斷。
+//
+// StopAPIServer stops kube-apiserver alone (etcd keeps the data), to simulate
+// an API server outage.
+func (cp *ControlPlane) StopAPIServer() error {
+	return cp.env.ControlPlane.APIServer.Stop()
+}
+
+// StartAPIServer 在同一個埠、同一組憑證上再把 kube-apiserver 啟動起來。
+//
+// StartAPIServer starts kube-apiserver again on the same port with the same
+// certificates.
+func (cp *ControlPlane) StartAPIServer() error {
+	return cp.env.ControlPlane.APIServer.Start()
+}
+
+// StartExtraAPIServer 在同一個 etcd 上再啟動一個 kube-apiserver（就像高可用叢集裡的
+// 另一個副本），讓測試在主要的 API server 停機時仍能修改資料。
+//
+// StartExtraAPIServer starts one more kube-apiserver on the same etcd (like
+// another replica in a highly available cluster), so a test can still change
+// data while the main API server is down.
+func (cp *ControlPlane) StartExtraAPIServer() (cfg *rest.Config, stop func() error, err error) {
+	dir, err := os.MkdirTemp(cp.dir, "extra-apiserver-")
+	if err != nil {
+		return nil, nil, err
+	}
+	main := cp.env.ControlPlane.APIServer
+	api := &envtest.APIServer{
+		CertDir:      dir,
+		EtcdURL:      cp.env.ControlPlane.Etcd.URL,
+		Path:         main.Path,
+		StartTimeout: main.StartTimeout,
+		StopTimeout:  main.StopTimeout,
+		Out:          main.Out,
+		Err:          main.Err,
+	}
+	api.SecureServing.Address = "127.0.0.1"
+	if err := api.Start(); err != nil {
+		_ = api.Stop()
+		return nil, nil, fmt.Errorf("starting a second kube-apiserver: %w", err)
+	}
+	cfg, err = api.SecureServing.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, &rest.Config{})
+	if err != nil {
+		_ = api.Stop()
+		return nil, nil, err
+	}
+	cfg.Host = api.SecureServing.URL("https", "").String()
+	cfg.CAData = api.SecureServing.CA
+	return cfg, api.Stop, nil
+}
+
+// Stop 依序停止 kube-apiserver 與 etcd（各自先 SIGTERM，逾時再 SIGKILL），
+// 並刪除自己建立的暫存目錄。
+//
+// Stop stops kube-apiserver and etcd (SIGTERM each, SIGKILL after a timeout)
+// and removes the temporary directory it created.
+func (cp *ControlPlane) Stop() error {
+	err := cp.env.Stop()
+	return errors.Join(err, cp.cleanup())
+}
+
+func (cp *ControlPlane) cleanup() error {
+	if cp.ownsDir {
+		return os.RemoveAll(cp.dir)
+	}
+	return nil
+}
+
+// Kubeconfig 把連線資訊包成一個 kubeconfig，叢集、使用者與 context 都叫 name。
+//
+// Kubeconfig wraps the connection details in a kubeconfig whose cluster,
+// user and context are all called name.
+func (cp *ControlPlane) Kubeconfig(name string) *clientcmdapi.Config {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters[name] = &clientcmdapi.Cluster{
+		Server:                   cp.Config.Host,
+		CertificateAuthorityData: cp.Config.CAData,
+	}
+	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: cp.Config.CertData,
+		ClientKeyData:         cp.Config.KeyData,
+	}
+	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name, Namespace: "default"}
+	cfg.CurrentContext = name
+	return cfg
+}
+
+// WriteKubeconfig 寫出 Kubeconfig(name)，檔案權限 0600。
+//
+// WriteKubeconfig writes Kubeconfig(name) with file mode 0600.
+func (cp *ControlPlane) WriteKubeconfig(path, name string) error {
+	if err := clientcmd.WriteToFile(*cp.Kubeconfig(name), path); err != nil {
+		return err
+	}
+	return os.Chmod(path, 0o600)
+}

@@ -1,0 +1,67 @@
+// Package show 印出每個步驟共用格式的事件行：來源、發生了什麼、哪個物件、細節。
+// 欄位對齊、不含時間戳記，所以黃金檔（golden file）可以逐行比對。
+//
+// Package show prints event lines in the format every step shares: source,
+// what happened, which object, details. Columns are aligned and carry no
+// timestamps, so golden files can compare them line by line.
+package show
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+var mu sync.Mutex
+
+// Line 印出一行對齊的事件：source（例如 list、watch、handler）、what
+// （例如 ADDED、OnUpdate）、key（namespace/name）與 detail。可以從多個 goroutine 呼叫。
+//
+// Line prints one aligned event line: source (such as list, watch, handler),
+// what (such as ADDED, OnUpdate), key (namespace/name) and detail. It is
+// safe to call from several goroutines.
+func Line(w io.Writer, source, what, key, detail string) {
+	mu.Lock()
+	defer mu.Unlock()
+	fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-8s %-9s %-24s %s", source, what, key, detail), " "))
+}
+
+// Note 印出一行說明（不是事件），以 "--" 開頭，讀者一眼就能分辨。
+//
+// Note prints a line of narration (not an event), starting with "--" so a
+// reader tells it apart at a glance.
+func Note(w io.Writer, format string, args ...any) {
+	mu.Lock()
+	defer mu.Unlock()
+	fmt.Fprintf(w, "-- "+format+"\n", args...)
+}
+
+// Labels 把標籤排序後寫成 app=web,tier=front；沒有標籤時寫 <none>，跟 kubectl 一樣。
+//
+// Labels writes labels sorted, as app=web,tier=front, or <none> when there
+// are none, as kubectl does.
+func Labels(labels map[string]string) string {
+	if len(labels) == 0 {
+		return "<none>"
+	}
+	kv := make([]string, 0, len(labels))
+	for k, v := range labels {
+		kv = append(kv, k+"="+v)
+	}
+	sort.Strings(kv)
+	return strings.Join(kv, ",")
+}
+
+var resourceVersionRE = regexp.MustCompile(`(resourceVersion|rv)=\d+`)
+
+// StripVersions 把輸出中的 resourceVersion 數字換成 N；黃金檔比對用，
+// 因為每次執行的數字都不同。
+//
+// StripVersions replaces resourceVersion numbers in output with N, for golden
+// comparisons, since the numbers differ on every run.
+func StripVersions(s string) string {
+	return resourceVersionRE.ReplaceAllString(s, "${1}=N")
+}

@@ -1,0 +1,211 @@
+// Package testenv 讓一個測試套件共用一個真正的本機控制平面：TestMain 啟動一次，
+// 每個測試拿到自己的 namespace，互不干擾。找不到執行檔時大聲失敗，絕不默默略過。
+//
+// Package testenv gives a test package one real local control plane: TestMain
+// starts it once, and each test gets a namespace of its own so tests do not
+// see each other's pods. Missing binaries fail loudly, never a silent skip.
+package testenv
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/controlplane"
+)
+
+var plane *controlplane.ControlPlane
+
+// Main 取代 testing.M.Run：先啟動控制平面，跑完測試再把它停掉。
+//
+// Main wraps testing.M.Run: it starts the control plane, runs the tests, and
+// stops the control plane again.
+func Main(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	flag.Parse()
+	// client-go 在 API server 重啟時會記錄重試；測試輸出保持安靜，除非用 -v 要求。
+	// client-go logs its retries while the API server restarts; keep test
+	// output quiet unless asked for with -v.
+	if !testing.Verbose() {
+		klog.SetOutput(discard{})
+		klog.LogToStderr(false)
+	}
+	start := time.Now()
+	var err error
+	plane, err = controlplane.Start(controlplane.Options{Verbose: os.Getenv("TESTENV_VERBOSE") != ""})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
+		return 1
+	}
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "testenv: kube-apiserver ready at %s in %s\n", plane.URL(), time.Since(start).Round(time.Millisecond))
+	}
+	code := m.Run()
+	if err := plane.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: stopping the control plane: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// Plane 回傳這個測試套件的控制平面；沒有經過 Main 就呼叫會讓測試失敗。
+//
+// Plane returns the package's control plane; calling it without Main fails
+// the test.
+func Plane(t testing.TB) *controlplane.ControlPlane {
+	t.Helper()
+	if plane == nil {
+		t.Fatal("testenv: no control plane; call testenv.Main(m) from TestMain")
+	}
+	return plane
+}
+
+// Config 回傳一份新的 admin rest.Config，呼叫端可以自由修改。
+//
+// Config returns a fresh admin rest.Config that the caller may modify.
+func Config(t testing.TB) *rest.Config {
+	t.Helper()
+	return rest.CopyConfig(Plane(t).Config)
+}
+
+// Client 回傳一個連到控制平面的 typed clientset。
+//
+// Client returns a typed clientset for the control plane.
+func Client(t testing.TB) kubernetes.Interface {
+	t.Helper()
+	return kubernetes.NewForConfigOrDie(Config(t))
+}
+
+// Namespace 建立一個這個測試專用的 namespace（名稱由測試名稱而來，輸出因此穩定），
+// 測試結束時刪除。
+//
+// Namespace creates a namespace for this test alone (named after the test, so
+// output is stable) and deletes it when the test ends.
+func Namespace(t testing.TB) string {
+	t.Helper()
+	cs := Client(t)
+	name := strings.Trim(invalidNameChars.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
+	if len(name) > 63 {
+		name = strings.TrimRight(name[:63], "-")
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating namespace %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	return name
+}
+
+var invalidNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// RestartAPIServer 停掉 kube-apiserver，在它停機期間呼叫 whileDown，
+// 並給它一個連到「同一個 etcd 上另一個 API server」的 clientset，
+// 讓測試能在停機期間修改 Pod；之後在同一個埠上重新啟動原本的 API server。
+//
+// RestartAPIServer stops kube-apiserver and, during the outage, calls
+// whileDown with a clientset for a second API server on the same etcd, so the
+// test can change pods while the main one is down; then it starts the main API
+// server again on the same port.
+func RestartAPIServer(t testing.TB, whileDown func(other kubernetes.Interface)) {
+	t.Helper()
+	p := Plane(t)
+	cfg, stopExtra, err := p.StartExtraAPIServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := stopExtra(); err != nil {
+			t.Errorf("stopping the second kube-apiserver: %v", err)
+		}
+	}()
+	if err := p.StopAPIServer(); err != nil {
+		t.Fatalf("stopping kube-apiserver: %v", err)
+	}
+	if whileDown != nil {
+		whileDown(kubernetes.NewForConfigOrDie(cfg))
+	}
+	if err := p.StartAPIServer(); err != nil {
+		t.Fatalf("starting kube-apiserver again: %v", err)
+	}
+}
+
+// Output 是一個可以同時寫入與讀取的緩衝區，讓測試等待某一行出現。
+//
+// Output is a buffer that can be written and read at once, so a test can wait
+// for a line to appear.
+type Output struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (o *Output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.Write(p)
+}
+
+// String 回傳目前為止寫入的全部內容。
+//
+// String returns everything written so far.
+func (o *Output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
+}
+
+// WaitTimeout 是 WaitFor 的上限：本機控制平面上的事件通常在幾十毫秒內送達。
+//
+// WaitTimeout bounds WaitFor: on the local control plane events usually
+// arrive within tens of milliseconds.
+const WaitTimeout = 30 * time.Second
+
+// WaitFor 輪詢輸出，直到某一行包含 substr 的次數達到 n；逾時則讓測試失敗並印出目前的輸出。
+//
+// WaitFor polls the output until n lines contain substr; on timeout it fails
+// the test and prints the output so far.
+func (o *Output) WaitFor(t testing.TB, substr string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(WaitTimeout)
+	for o.Count(substr) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %d line(s) containing %q; output so far:\n%s", WaitTimeout, n, substr, o.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Count 回傳包含 substr 的行數。
+//
+// Count returns how many lines contain substr.
+func (o *Output) Count(substr string) int {
+	n := 0
+	for _, line := range strings.Split(o.String(), "\n") {
+		if strings.Contains(line, substr) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# cluster-up.sh：建立練習用叢集，並把它設為 kubectl 目前的 context。
+# Create the practice cluster and make it kubectl's current context.
+#
+#   scripts/cluster-up.sh                 kind when a Docker daemon answers, else the local control plane
+#   CLUSTER=local scripts/cluster-up.sh   real etcd + kube-apiserver on 127.0.0.1, no Docker needed
+#   CLUSTER=kind scripts/cluster-up.sh    a kind cluster (needs Docker)
+#
+# 重複執行是安全的：叢集已經在跑時只會確認 context，什麼都不重建。
+# Safe to run twice: when the cluster is already up it only checks the context and rebuilds nothing.
+set -o errexit -o nounset -o pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# Settings（可用環境變數覆寫 / override with environment variables）
+CLUSTER="${CLUSTER:-auto}"
+# 本機 kube-apiserver 的埠；0 表示挑一個空閒的。 / The local kube-apiserver's port; 0 picks a free one.
+LOCAL_PORT="${LOCAL_PORT:-0}"
+# 等待 API server 就緒的上限（秒）。 / How long to wait for the API server to be ready, in seconds.
+READY_TIMEOUT="${READY_TIMEOUT:-120}"
+# kind 等待控制平面節點就緒的時間。 / How long kind waits for the control-plane node.
+KIND_WAIT="${KIND_WAIT:-180s}"
+
+# 1. 決定要用哪一種叢集，並說明原因。 / 1. Decide which cluster to use, and say why.
+choose_cluster() {
+  case "${CLUSTER}" in
+  local | kind)
+    log "CLUSTER=${CLUSTER} was asked for"
+    printf '%s\n' "${CLUSTER}"
+    ;;
+  auto)
+    if docker_answers; then
+      log "a Docker daemon answers, so using kind (set CLUSTER=local for the local control plane)"
+      printf 'kind\n'
+    else
+      log "no Docker daemon answers, so using the local control plane (real etcd + kube-apiserver on 127.0.0.1)"
+      printf 'local\n'
+    fi
+    ;;
+  *) die "CLUSTER must be local, kind or auto, not '${CLUSTER}'" ;;
+  esac
+}
+
+# 2a. kind：以 digest 釘選的節點映像檔建立叢集；kind 自己會寫入 context 並設為目前的 context。
+# 2a. kind: create the cluster from the node image pinned by digest; kind writes the context and makes it current itself.
+up_kind() {
+  command -v docker >/dev/null 2>&1 ||
+    die "CLUSTER=kind needs Docker, and docker is not installed; use CLUSTER=local for the local control plane"
+  docker info >/dev/null 2>&1 ||
+    die "CLUSTER=kind needs Docker, and the Docker daemon does not answer (is it running?); use CLUSTER=local for the local control plane"
+  if kind get clusters 2>/dev/null | grep -qx "${CLUSTER_NAME}"; then
+    log "kind cluster '${CLUSTER_NAME}' is already up; making context ${KIND_CONTEXT} current"
+    kind export kubeconfig --name "${CLUSTER_NAME}"
+  else
+    log "creating kind cluster '${CLUSTER_NAME}' from ${KIND_NODE_IMAGE}"
+    kind create cluster --name "${CLUSTER_NAME}" --image "${KIND_NODE_IMAGE}" --wait "${KIND_WAIT}"
+  fi
+  mkdir -p "${STATE_DIR}"
+  printf 'kind\n' >"${STATE_DIR}/cluster"
+}
+
+localcluster() {
+  "${STATE_DIR}/localcluster" "$@"
+}
+
+# 2b. local：在背景啟動 localcluster（它再啟動 etcd 與 kube-apiserver），等到 /readyz 回答 ok。
+# 2b. local: start localcluster in the background (it starts etcd and kube-apiserver), then wait until /readyz answers ok.
+up_local() {
+  if process_alive "${STATE_DIR}/localcluster.pid" && localcluster ready --dir "${STATE_DIR}" 2>/dev/null; then
+    log "local cluster is already up; nothing to do"
+    localcluster use --dir "${STATE_DIR}" --name "${LOCAL_CONTEXT}"
+    return
+  fi
+  if [[ -e "${STATE_DIR}" ]]; then
+    log "cleaning up what an earlier local cluster left in ${STATE_DIR}"
+    "${REPO_ROOT}/scripts/cluster-down.sh" >/dev/null
+  fi
+
+  "${REPO_ROOT}/scripts/build-controlplane.sh"
+  mkdir -p "${STATE_DIR}"
+  chmod 0700 "${STATE_DIR}"
+  log "building the localcluster helper"
+  (cd "${REPO_ROOT}" && go build -o "${STATE_DIR}/localcluster" ./internal/cmd/localcluster)
+  printf 'local\n' >"${STATE_DIR}/cluster"
+
+  local started=${SECONDS}
+  log "starting etcd and kube-apiserver (log: ${STATE_DIR}/localcluster.log)"
+  # setsid：叢集不屬於這個終端機的行程群組，關掉終端機也不會把它停掉；由 cluster-down.sh 負責停止。
+  # setsid: the cluster leaves this terminal's process group, so closing the terminal does not stop it; cluster-down.sh does.
+  setsid "${STATE_DIR}/localcluster" serve --dir "${STATE_DIR}" --port "${LOCAL_PORT}" --name "${LOCAL_CONTEXT}" \
+    >"${STATE_DIR}/localcluster.log" 2>&1 </dev/null &
+  printf '%s\n' "$!" >"${STATE_DIR}/localcluster.pid"
+
+  until localcluster ready --dir "${STATE_DIR}" 2>/dev/null; do
+    if ! process_alive "${STATE_DIR}/localcluster.pid"; then
+      local reason
+      reason="$(grep -m1 '^localcluster: ' "${STATE_DIR}/localcluster.log" || tail -n 1 "${STATE_DIR}/localcluster.log")"
+      "${REPO_ROOT}/scripts/cluster-down.sh" >/dev/null
+      die "the local cluster did not start: ${reason#localcluster: }"
+    fi
+    if ((SECONDS - started > READY_TIMEOUT)); then
+      "${REPO_ROOT}/scripts/cluster-down.sh" >/dev/null
+      die "the local API server was not ready after ${READY_TIMEOUT}s"
+    fi
+    sleep 0.5
+  done
+  log "local cluster ready at $(grep -o 'https://[^ ]*' "${STATE_DIR}/localcluster.log" | head -n 1) after $(seconds_since "${started}")"
+  localcluster use --dir "${STATE_DIR}" --name "${LOCAL_CONTEXT}"
+}
+
+main() {
+  command -v go >/dev/null 2>&1 || die "go is not installed (see README.md for the version)"
+  local kind_of
+  kind_of="$(choose_cluster)"
+  if [[ -f "${STATE_DIR}/cluster" && "$(cat "${STATE_DIR}/cluster")" != "${kind_of}" ]]; then
+    die "a $(cat "${STATE_DIR}/cluster") cluster named '${CLUSTER_NAME}' is already up; run scripts/cluster-down.sh first"
+  fi
+  case "${kind_of}" in
+  kind) up_kind ;;
+  local) up_local ;;
+  esac
+  log "ready: try 'go run ./step01-listwatcher' (and 'scripts/cluster-down.sh' when you are done)"
+}
+
+main "$@"

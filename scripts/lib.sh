@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# lib.sh：腳本共用的設定與小工具，由其他腳本 source。 / Settings and helpers the scripts share; sourced, not run.
+# shellcheck disable=SC2034 # 變數給 source 這個檔案的腳本使用。 / Variables are used by the scripts that source this file.
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+
+# Settings（可用環境變數覆寫 / override with environment variables）
+CLUSTER_NAME="${CLUSTER_NAME:-informer-lab}"
+# 本機叢集的狀態目錄：憑證、etcd 資料、kubeconfig、PID。 / Local cluster state: certificates, etcd data, kubeconfig, PIDs.
+STATE_DIR="${INFORMER_LAB_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/informer-walkthrough/${CLUSTER_NAME}}"
+# kind 用的節點映像檔，以 digest 釘選（出自 kind v0.33.0 的 release notes）。 / kind's node image, pinned by digest (from kind v0.33.0's release notes).
+KIND_NODE_IMAGE="${KIND_NODE_IMAGE:-kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5}"
+LOCAL_CONTEXT="local-${CLUSTER_NAME}"
+KIND_CONTEXT="kind-${CLUSTER_NAME}"
+
+# log 印出一行帶前綴的訊息到 stderr。 / log prints one prefixed line to stderr.
+log() {
+  printf '%s: %s\n' "$(basename "$0" .sh)" "$*" >&2
+}
+
+# die 印出一行錯誤並以 1 結束。 / die prints one error line and exits 1.
+die() {
+  log "error: $*"
+  exit 1
+}
+
+# controlplane_key 由建置模組的 go.mod 算出快取鍵；internal/controlplane.CacheKey 用同一規則。
+# controlplane_key derives the cache key from the build module's go.mod; internal/controlplane.CacheKey uses the same rule.
+controlplane_key() {
+  local gomod="${REPO_ROOT}/scripts/controlplane/go.mod" kube etcd
+  kube="$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2; exit }' "${gomod}")"
+  etcd="$(awk '$1 == "go.etcd.io/etcd/server/v3" && $2 ~ /^v/ { print $2; exit }' "${gomod}")"
+  [[ -n "${kube}" && -n "${etcd}" ]] || die "cannot read versions from ${gomod}"
+  printf 'kubernetes-%s_etcd-%s\n' "${kube}" "${etcd}"
+}
+
+# controlplane_bin_dir 是 etcd 與 kube-apiserver 所在目錄：INFORMER_LAB_BIN_DIR，否則每個使用者的快取。
+# controlplane_bin_dir is where etcd and kube-apiserver live: INFORMER_LAB_BIN_DIR, else the per-user cache.
+controlplane_bin_dir() {
+  if [[ -n "${INFORMER_LAB_BIN_DIR:-}" ]]; then
+    printf '%s\n' "${INFORMER_LAB_BIN_DIR}"
+  else
+    printf '%s/informer-walkthrough/controlplane/%s\n' "${XDG_CACHE_HOME:-$HOME/.cache}" "$(controlplane_key)"
+  fi
+}
+
+# docker_answers 在 Docker daemon 有回應時成功。 / docker_answers succeeds when a Docker daemon answers.
+docker_answers() {
+  command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1
+}
+
+# kind 透過 go.mod 的 tool 指令執行釘選版本的 kind。 / kind runs the pinned kind through go.mod's tool directive.
+kind() {
+  (cd "${REPO_ROOT}" && go tool kind "$@")
+}
+
+# process_alive 在 PID 檔裡的行程還活著時成功。 / process_alive succeeds while the process in the PID file lives.
+process_alive() {
+  local pidfile="$1" pid
+  [[ -f "${pidfile}" ]] || return 1
+  pid="$(cat "${pidfile}")"
+  [[ -n "${pid}" ]] && kill -0 "${pid}" 2>/dev/null
+}
+
+# seconds_since 印出從某個 SECONDS 值到現在經過的時間，例如 2m05s。 / seconds_since prints the time since a SECONDS value, such as 2m05s.
+seconds_since() {
+  local s=$((SECONDS - $1))
+  printf '%dm%02ds' $((s / 60)) $((s % 60))
+}

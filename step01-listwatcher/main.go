@@ -1,0 +1,29 @@
+// step01-listwatcher：親手實作 ListerWatcher，並像 reflector 一樣先 List 再 Watch。
+//
+// step01-listwatcher implements a ListerWatcher by hand and runs it the way a
+// reflector does: List, then Watch.
+//
+//	go run ./step01-listwatcher [-n NAMESPACE] [--watch-timeout 5] [--bookmarks] [--trace]
+package main
+
+import (
+	"context"
+	"flag"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
+)
+
+func main() {
+	var f cli.Flags
+	f.Register(flag.CommandLine)
+	var opts watchOptions
+	flag.Int64Var(&opts.timeoutSeconds, "watch-timeout", 0, "ask the server to end each watch after this many seconds, to see re-watching (0: server default)")
+	flag.BoolVar(&opts.bookmarks, "bookmarks", false, "ask for BOOKMARK events (a newer resourceVersion with no object change)")
+
+	cli.Main("step01-listwatcher", &f, func(ctx context.Context, env *cli.Env) error {
+		lw := &podListWatcher{client: env.Client, namespace: env.Namespace}
+		show.Note(env.Out, "listing pods in namespace %q (Ctrl-C to stop)", env.Namespace)
+		return listAndWatch(ctx, lw, opts, env.Out)
+	})
+}
