@@ -88,6 +88,16 @@ type watchOptions struct {
 	bookmarks bool
 }
 
+// run 是這一步的進入點：為 namespace 建立 podListWatcher，然後親手 List 再 Watch。
+//
+// run is this step's entry point: it builds a podListWatcher for the
+// namespace, then lists and watches by hand.
+func run(ctx context.Context, client kubernetes.Interface, namespace string, opts watchOptions, out io.Writer) error {
+	lw := &podListWatcher{client: client, namespace: namespace}
+	show.Note(out, "listing pods in namespace %q (Ctrl-C to stop)", namespace)
+	return listAndWatch(ctx, lw, opts, out)
+}
+
 // listAndWatch 親手做一次 reflector（反射器）的工作：先 List，再從清單的
 // resourceVersion 開始 Watch。watch 結束就從最後看到的版本接著 watch；
 // 伺服器回 410 Gone（版本太舊，已被壓縮掉）就重新 List。
@@ -137,7 +147,7 @@ func list(ctx context.Context, lw cache.ListerWatcherWithContext, out io.Writer)
 	pods := obj.(*corev1.PodList)
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		show.Line(out, "list", "EXISTS", p.Namespace+"/"+p.Name, "labels="+show.Labels(p.Labels))
+		show.Line(out, "list", "EXISTS", show.Key(p), show.Pod(p))
 	}
 	return pods.ResourceVersion, nil
 }
@@ -179,7 +189,7 @@ func watchFrom(ctx context.Context, lw cache.ListerWatcherWithContext, rv string
 			default:
 				p := ev.Object.(*corev1.Pod)
 				rv = p.ResourceVersion
-				show.Line(out, "watch", string(ev.Type), p.Namespace+"/"+p.Name, "labels="+show.Labels(p.Labels))
+				show.Line(out, "watch", string(ev.Type), show.Key(p), show.Pod(p))
 			}
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"flag"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
-	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 )
 
 func main() {
@@ -22,8 +21,6 @@ func main() {
 	flag.BoolVar(&opts.bookmarks, "bookmarks", false, "ask for BOOKMARK events (a newer resourceVersion with no object change)")
 
 	cli.Main("step01-listwatcher", &f, func(ctx context.Context, env *cli.Env) error {
-		lw := &podListWatcher{client: env.Client, namespace: env.Namespace}
-		show.Note(env.Out, "listing pods in namespace %q (Ctrl-C to stop)", env.Namespace)
-		return listAndWatch(ctx, lw, opts, env.Out)
+		return run(ctx, env.Client, env.Namespace, opts, env.Out)
 	})
 }

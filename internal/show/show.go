@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 var mu sync.Mutex
@@ -64,4 +66,25 @@ var resourceVersionRE = regexp.MustCompile(`(resourceVersion|rv)=\d+`)
 // comparisons, since the numbers differ on every run.
 func StripVersions(s string) string {
 	return resourceVersionRE.ReplaceAllString(s, "${1}=N")
+}
+
+// Pod 是一個 Pod 的細節欄：階段（phase）、標籤，以及刪除中的標記。
+// 刪除常常先以 MODIFIED 出現（設定 deletionTimestamp），然後才是 DELETED。
+//
+// Pod is a pod's detail column: phase, labels, and a marker while it is being
+// deleted. A delete often shows first as a MODIFIED (deletionTimestamp set),
+// and only then as DELETED.
+func Pod(p *corev1.Pod) string {
+	s := fmt.Sprintf("phase=%s labels=%s", p.Status.Phase, Labels(p.Labels))
+	if p.DeletionTimestamp != nil {
+		s += " (deleting)"
+	}
+	return s
+}
+
+// Key 回傳 namespace/name，與 cache.MetaNamespaceKeyFunc 的格式相同。
+//
+// Key returns namespace/name, the format of cache.MetaNamespaceKeyFunc.
+func Key(p *corev1.Pod) string {
+	return p.Namespace + "/" + p.Name
 }

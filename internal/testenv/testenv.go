@@ -10,6 +10,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -208,4 +209,34 @@ func (o *Output) Count(substr string) int {
 		}
 	}
 	return n
+}
+
+// Start 在背景執行一個步驟的主迴圈，把輸出收進 Output。stop 取消它、等它返回，
+// 並確認它沒有回傳錯誤；測試結束時若還沒呼叫，會自動呼叫。
+//
+// Start runs a step's main loop in the background, collecting its output.
+// stop cancels it, waits for it to return, and checks that it returned no
+// error; it is called at the end of the test if the test did not call it.
+func Start(t testing.TB, run func(ctx context.Context, out io.Writer) error) (out *Output, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out = &Output{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, out) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("the step returned an error: %v\noutput:\n%s", err, out.String())
+				}
+			case <-time.After(WaitTimeout):
+				t.Errorf("the step did not return within %s of being cancelled", WaitTimeout)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return out, stop
 }
