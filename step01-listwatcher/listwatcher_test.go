@@ -208,3 +208,10 @@ func wantOrder(t *testing.T, got string, fragments ...string) {
 		rest = rest[i+len(f):]
 	}
 }
+
+// Ctrl-C 讓這一步以結束碼 0 結束。
+//
+// Ctrl-C ends this step with exit code 0.
+func TestCtrlC(t *testing.T) {
+	testenv.Interrupt(t, testenv.Build(t), "watching from there", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
+}

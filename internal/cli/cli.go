@@ -64,10 +64,20 @@ type Env struct {
 // Main parses flags, connects, checks that the cluster answers, then calls
 // run. When run returns after Ctrl-C the program exits 0; any other error is
 // printed as one line and the exit code is 1.
-func Main(name string, f *Flags, run func(ctx context.Context, env *Env) error) {
+//
+// checks 在連線之前執行（例如驗證選擇器），讓錯誤的參數不會送出任何請求。
+//
+// checks run before connecting (validating selectors, say), so bad arguments
+// never cause a request.
+func Main(name string, f *Flags, run func(ctx context.Context, env *Env) error, checks ...func() error) {
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fail(name, fmt.Errorf("unexpected argument %q (see -h)", flag.Arg(0)))
+	}
+	for _, check := range checks {
+		if err := check(); err != nil {
+			fail(name, err)
+		}
 	}
 	setVerbosity(f.Verbosity)
 

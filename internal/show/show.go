@@ -57,13 +57,14 @@ func Labels(labels map[string]string) string {
 	return strings.Join(kv, ",")
 }
 
-var resourceVersionRE = regexp.MustCompile(`(resourceVersion|rv)=\d+`)
+var resourceVersionRE = regexp.MustCompile(`(resourceVersion|timeoutSeconds)=\d+`)
 
-// StripVersions 把輸出中的 resourceVersion 數字換成 N；黃金檔比對用，
-// 因為每次執行的數字都不同。
+// StripVersions 把輸出中的 resourceVersion 與 timeoutSeconds 數字換成 N；
+// 黃金檔比對用，因為每次執行的數字都不同（reflector 的 watch 逾時是隨機的）。
 //
-// StripVersions replaces resourceVersion numbers in output with N, for golden
-// comparisons, since the numbers differ on every run.
+// StripVersions replaces resourceVersion and timeoutSeconds numbers in output
+// with N, for golden comparisons, since they differ on every run (a
+// reflector's watch timeout is random).
 func StripVersions(s string) string {
 	return resourceVersionRE.ReplaceAllString(s, "${1}=N")
 }

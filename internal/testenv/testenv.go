@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -239,4 +241,84 @@ func Start(t testing.TB, run func(ctx context.Context, out io.Writer) error) (ou
 	}
 	t.Cleanup(stop)
 	return out, stop
+}
+
+// Kubeconfig 寫出一個指向控制平面的 kubeconfig 檔並回傳路徑，讓測試像學習者一樣
+// 經過 --kubeconfig 與 cli.Connect 連線。
+//
+// Kubeconfig writes a kubeconfig file for the control plane and returns its
+// path, so a test connects through --kubeconfig and cli.Connect as a learner
+// does.
+func Kubeconfig(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := Plane(t).WriteKubeconfig(path, "testenv"); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Build 編譯目前目錄的 main 套件，回傳執行檔路徑，讓測試像學習者一樣執行它
+// （旗標、結束碼、Ctrl-C）。
+//
+// Build compiles the main package in the current directory and returns the
+// binary's path, so a test can run it as a learner does (flags, exit codes,
+// Ctrl-C).
+func Build(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "step")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// Interrupt 啟動執行檔，等到輸出出現 ready，送出 SIGINT（就像按下 Ctrl-C），
+// 並確認它在幾秒內以結束碼 0 結束。
+//
+// Interrupt starts the binary, waits until its output shows ready, sends
+// SIGINT (as Ctrl-C does), and checks that it exits 0 within seconds.
+func Interrupt(t testing.TB, bin, ready string, args ...string) {
+	t.Helper()
+	out := &Output{}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	out.WaitFor(t, ready, 1)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("after Ctrl-C: %v; want exit 0\n%s", err, out.String())
+		}
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("still running 10s after Ctrl-C\n%s", out.String())
+	}
+}
+
+// Fails 執行執行檔，確認它以非零結束碼結束、stderr 恰好一行，而且包含 want。
+//
+// Fails runs the binary and checks that it exits non-zero with exactly one
+// line on stderr, containing want.
+func Fails(t testing.TB, bin, want string, args ...string) {
+	t.Helper()
+	var stderr strings.Builder
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if err == nil {
+		t.Fatalf("%v succeeded; want a non-zero exit", args)
+	}
+	msg := stderr.String()
+	if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, want) {
+		t.Fatalf("%v: stderr = %q; want one line containing %q", args, msg, want)
+	}
 }

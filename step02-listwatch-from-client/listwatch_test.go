@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	clientfeatures "k8s.io/client-go/features"
+	clientfeaturestesting "k8s.io/client-go/features/testing"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+var ctx = context.Background()
+
+func ptr(s string) *string { return &s }
+
+// startStep 像 go run ./step02-listwatch-from-client --trace -n ns -l label 一樣執行這一步：
+// 經過 --kubeconfig 與共用的 cli.Connect，追蹤行與事件行寫進同一個輸出。
+//
+// startStep runs this step as go run ./step02-listwatch-from-client --trace
+// -n ns -l label would: through --kubeconfig and the shared cli.Connect, with
+// trace lines and event lines in one output.
+func startStep(t *testing.T, ns, label, field string) *testenv.Output {
+	t.Helper()
+	out := &testenv.Output{}
+	env, err := cli.Connect(ctx, &cli.Flags{Kubeconfig: testenv.Kubeconfig(t), Namespace: ns, Trace: true}, out, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labelSelector, err := labels.Parse(label)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fieldSelector, err := fields.ParseSelector(field)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = testenv.Start(t, func(ctx context.Context, _ io.Writer) error {
+		return run(ctx, env.Client, env.Namespace, fieldSelector, labelSelector, out)
+	})
+	return out
+}
+
+// 故事：namespace 裡有一個符合 app=demo 的 Pod 與一個不符合的。以 -l app=demo 啟動後，
+// 再建立、改標籤、刪除 "demo"。--trace 顯示 reflector 用一個串流式的 WatchList 請求
+// （sendInitialEvents=true）同時取得初始狀態與後續事件，而選擇器就在那個請求上。
+//
+// The story: the namespace holds one pod matching app=demo and one that does
+// not. Started with -l app=demo, the step sees "demo" created, relabelled and
+// deleted. --trace shows the reflector getting the initial state and the
+// events through one streaming WatchList request (sendInitialEvents=true), and
+// the selector is on that request.
+func TestDemo(t *testing.T) {
+	cs := testenv.Client(t)
+	ns := "default"
+	mustCreate(t, cs, ns, "before", "demo")
+	mustCreate(t, cs, ns, "other", "other")
+
+	out := startStep(t, ns, "app=demo", "")
+	out.WaitFor(t, "Replace carried", 1)
+	mustCreate(t, cs, ns, "demo", "demo")
+	out.WaitFor(t, "Add       default/demo", 1)
+	if _, err := scene.Label(ctx, cs, ns, "demo", "tier", ptr("web")); err != nil {
+		t.Fatal(err)
+	}
+	out.WaitFor(t, "Update    default/demo", 1)
+	if err := scene.Delete(ctx, cs, ns, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	out.WaitFor(t, "Delete    default/demo", 1)
+
+	got := out.String()
+	if strings.Contains(got, "default/other") {
+		t.Errorf("a pod outside the selector reached the store:\n%s", got)
+	}
+	if !regexp.MustCompile(`(?m)^trace: GET /api/v1/namespaces/default/pods\?.*labelSelector=app%3Ddemo.*sendInitialEvents=true.*watch=true -> 200$`).MatchString(got) {
+		t.Errorf("no streaming WatchList request carrying the selector in the trace:\n%s", got)
+	}
+	golden.Check(t, "demo", show.StripVersions(got))
+	golden.CheckDocs(t, ".", "demo")
+}
+
+// 故事：關掉 WatchList（KUBE_FEATURE_WatchListClient=false 的效果），reflector 改回
+// 傳統的 LIST 加 WATCH。兩個請求都帶著同樣的標籤與欄位選擇器——那是 optionsModifier
+// 套上去的，reflector 自己從來沒有設定選擇器。
+//
+// The story: with WatchList off (what KUBE_FEATURE_WatchListClient=false
+// does), the reflector falls back to a classic LIST then WATCH. Both requests
+// carry the same label and field selectors: the optionsModifier put them
+// there; the reflector never set a selector itself.
+func TestSelectorOnListAndWatch(t *testing.T) {
+	clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, false)
+	cs := testenv.Client(t)
+	ns := testenv.Namespace(t)
+	mustCreate(t, cs, ns, "match-1", "demo")
+	mustCreate(t, cs, ns, "miss-1", "other")
+
+	out := startStep(t, ns, "app=demo", "status.phase=Pending")
+	out.WaitFor(t, "Replace carried", 1)
+	out.WaitFor(t, "watch=true -> 200", 1)
+	mustCreate(t, cs, ns, "miss-2", "other")
+	mustCreate(t, cs, ns, "match-2", "demo")
+	out.WaitFor(t, "Add       "+ns+"/match-2", 1)
+
+	got := out.String()
+	for _, want := range []string{
+		"store    Replace   " + ns + "/match-1",
+		"store    Add       " + ns + "/match-2",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "/miss-") {
+		t.Errorf("a pod outside the selector reached the store:\n%s", got)
+	}
+	list := regexp.MustCompile(`(?m)^trace: GET /api/v1/namespaces/` + ns + `/pods\?fieldSelector=status.phase%3DPending&labelSelector=app%3Ddemo&limit=500&resourceVersion=0 -> 200$`)
+	watch := regexp.MustCompile(`(?m)^trace: GET /api/v1/namespaces/` + ns + `/pods\?allowWatchBookmarks=true&fieldSelector=status.phase%3DPending&labelSelector=app%3Ddemo&resourceVersion=\d+&timeoutSeconds=\d+&watch=true -> 200$`)
+	if !list.MatchString(got) || !watch.MatchString(got) {
+		t.Errorf("want a LIST and a WATCH request, both with the selectors, in the trace:\n%s", got)
+	}
+	if strings.Contains(got, "sendInitialEvents") {
+		t.Errorf("WatchList was switched off, yet a sendInitialEvents request was made:\n%s", got)
+	}
+}
+
+// 故事：閉包套用在呼叫端傳入的任何 ListOptions 上。直接呼叫四個方法——今天的
+// ListWithContext/WatchWithContext 與已棄用的 List/Watch（ListFunc/WatchFunc）——
+// 傳入沒有選擇器的選項，四個請求都帶著選擇器。
+//
+// The story: the closure applies to whatever ListOptions the caller passes.
+// Call all four methods directly (today's ListWithContext/WatchWithContext
+// and the deprecated List/Watch, that is ListFunc/WatchFunc) with options that
+// carry no selector: all four requests carry it.
+func TestOptionsModifierAppliesToEveryCall(t *testing.T) {
+	ns := testenv.Namespace(t)
+	out := &testenv.Output{}
+	cfg := testenv.Config(t)
+	cfg.Wrap(cli.Tracer(out))
+	traced := kubernetes.NewForConfigOrDie(cfg)
+	lw := newPodListWatch(traced.CoreV1().RESTClient(), ns, fields.Everything(), labels.SelectorFromSet(labels.Set{"app": "demo"}))
+
+	if _, err := lw.ListWithContext(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := lw.WatchWithContext(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Stop()
+	//nolint:staticcheck // 刻意呼叫已棄用的方法，證明舊欄位也套用了閉包。 / Deprecated on purpose: the old fields apply the closure too.
+	if _, err := lw.List(metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	//nolint:staticcheck // 同上。 / As above.
+	w, err = lw.Watch(metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Stop()
+
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("want 4 traced requests, got:\n%s", out.String())
+	}
+	for i, line := range lines {
+		if !strings.Contains(line, "labelSelector=app%3Ddemo") {
+			t.Errorf("request %d has no selector: %s", i+1, line)
+		}
+		if isWatch := strings.Contains(line, "watch=true"); isWatch != (i%2 == 1) {
+			t.Errorf("request %d: watch=%v, want %v: %s", i+1, isWatch, i%2 == 1, line)
+		}
+	}
+}
+
+// 錯誤的選擇器在送出任何請求之前就變成一行錯誤：這裡的 kubeconfig 指向一個
+// 不存在的檔案，如果程式先連線，錯誤訊息會是 kubeconfig 的問題。
+//
+// A malformed selector is one error line before any request: the kubeconfig
+// here points at a missing file, so had the program connected first the error
+// would be about the kubeconfig.
+func TestBadSelectors(t *testing.T) {
+	bin := testenv.Build(t)
+	testenv.Fails(t, bin, `bad --label-selector "app in (web"`, "--kubeconfig", "/nonexistent", "-l", "app in (web")
+	testenv.Fails(t, bin, `bad --field-selector "phase"`, "--kubeconfig", "/nonexistent", "--field-selector", "phase")
+}
+
+// Ctrl-C 讓這一步以結束碼 0 結束。
+//
+// Ctrl-C ends this step with exit code 0.
+func TestCtrlC(t *testing.T) {
+	testenv.Interrupt(t, testenv.Build(t), "Replace carried", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
+}
+
+func mustCreate(t *testing.T, cs kubernetes.Interface, ns, name, app string) {
+	t.Helper()
+	if _, err := scene.Create(ctx, cs, ns, name, map[string]string{"app": app}); err != nil {
+		t.Fatal(err)
+	}
+}
