@@ -100,7 +100,7 @@ func (s *printingStore) Replace(list []any, resourceVersion string) error {
 	for _, obj := range sorted {
 		s.print("Replace", obj)
 	}
-	show.Note(s.out, "Replace carried resourceVersion=%s; watch events follow", resourceVersion)
+	show.Note(s.out, "Replace carried resourceVersion=%s; watching from there", resourceVersion)
 	return s.Store.Replace(list, resourceVersion)
 }
 

@@ -161,11 +161,11 @@ func TestOptionsModifierAppliesToEveryCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Stop()
-	//nolint:staticcheck // 刻意呼叫已棄用的方法，證明舊欄位也套用了閉包。 / Deprecated on purpose: the old fields apply the closure too.
+	//lint:ignore SA1019 刻意呼叫已棄用的方法，證明舊欄位也套用了閉包。 / Deprecated on purpose: the old fields apply the closure too.
 	if _, err := lw.List(metav1.ListOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	//nolint:staticcheck // 同上。 / As above.
+	//lint:ignore SA1019 同上：刻意呼叫已棄用的方法。 / As above: deprecated on purpose.
 	w, err = lw.Watch(metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -190,8 +190,11 @@ func Start(opts Options) (*ControlPlane, error) {
 	// The certificate directory is ours (not one envtest allocates), so that a
 	// restarted API server keeps the same CA and port and existing clients
 	// keep working.
-	api := &envtest.APIServer{CertDir: pki, SecurePort: opts.Port}
+	api := &envtest.APIServer{CertDir: pki}
 	api.SecureServing.Address = "127.0.0.1"
+	if opts.Port != 0 {
+		api.SecureServing.Port = strconv.Itoa(opts.Port)
+	}
 	etcd := &envtest.Etcd{DataDir: data}
 	if opts.Verbose {
 		api.Out, api.Err = os.Stderr, os.Stderr

@@ -1,0 +1,237 @@
+// 這些測試像工作坊的主持人一樣執行腳本：建立本機叢集、再執行一次、拆掉它、跑完整個導覽。
+// 每個測試用自己的叢集名稱、狀態目錄與 kubeconfig，不會碰到使用者自己的叢集。
+//
+// These tests run the scripts as a workshop host would: bring the local
+// cluster up, run it again, take it down, run the whole walkthrough. Each test
+// uses its own cluster name, state directory and kubeconfig, so the user's own
+// cluster is never touched.
+package scripts_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+)
+
+// lab 是一個隔離的叢集設定：名稱、狀態目錄、kubeconfig，以及一個假的 docker
+// （它的 daemon 永遠不回應），讓結果不受這台機器有沒有 Docker 影響。
+//
+// lab is an isolated cluster setting: name, state directory, kubeconfig, and
+// a fake docker whose daemon never answers, so the outcome does not depend on
+// whether this machine has Docker.
+type lab struct {
+	t          *testing.T
+	name       string
+	state      string
+	kubeconfig string
+	env        []string
+}
+
+func newLab(t *testing.T, name string) *lab {
+	dir := t.TempDir()
+	fakeBin := filepath.Join(dir, "bin")
+	if err := os.MkdirAll(fakeBin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fakeDocker := "#!/bin/sh\necho 'Cannot connect to the Docker daemon' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(fakeBin, "docker"), []byte(fakeDocker), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l := &lab{t: t, name: name, state: filepath.Join(dir, "state"), kubeconfig: filepath.Join(dir, "kube", "config")}
+	l.env = append(os.Environ(),
+		"PATH="+fakeBin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"CLUSTER_NAME="+name,
+		"INFORMER_LAB_STATE_DIR="+l.state,
+		"KUBECONFIG="+l.kubeconfig,
+		"CLUSTER=",
+		"LOCAL_PORT=",
+	)
+	t.Cleanup(func() {
+		if _, err := os.Stat(l.state); err == nil {
+			l.run("cluster-down.sh")
+		}
+	})
+	return l
+}
+
+// run 執行一個腳本，回傳結束碼與合併的輸出。
+//
+// run runs a script and returns its exit code and combined output.
+func (l *lab) run(script string, env ...string) (int, string) {
+	l.t.Helper()
+	cmd := exec.Command("bash", script)
+	cmd.Env = append(append([]string(nil), l.env...), env...)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if exitErr, ok := err.(*exec.ExitError); ok {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		l.t.Fatal(err)
+	}
+	return code, string(out)
+}
+
+func (l *lab) mustRun(script string, env ...string) string {
+	l.t.Helper()
+	code, out := l.run(script, env...)
+	if code != 0 {
+		l.t.Fatalf("%s exited %d:\n%s", script, code, out)
+	}
+	return out
+}
+
+// processes 回傳命令列含有狀態目錄的行程（etcd、kube-apiserver、localcluster）。
+//
+// processes returns the processes whose command line contains the state
+// directory (etcd, kube-apiserver, localcluster).
+func (l *lab) processes() string {
+	out, _ := exec.Command("pgrep", "-a", "-f", l.state+"/").Output()
+	return strings.TrimSpace(string(out))
+}
+
+// 故事：沒有 Docker 時，cluster-up.sh（CLUSTER=auto）選擇本機控制平面並說明原因；
+// 之後 kubeconfig 裡有一個目前的 context、權限 0600，/readyz 回答 ok，Pod 可以建立。
+// 第二次執行什麼都不做；cluster-down.sh 不留下任何行程、目錄或 context；再執行一次也無妨。
+//
+// The story: without Docker, cluster-up.sh (CLUSTER=auto) picks the local
+// control plane and says why; the kubeconfig then has a current context with
+// mode 0600, /readyz answers ok and pods can be created. A second run does
+// nothing; cluster-down.sh leaves no process, directory or context; running
+// it again is harmless.
+func TestLocalClusterUpAndDown(t *testing.T) {
+	l := newLab(t, "lab-updown")
+	out := l.mustRun("cluster-up.sh")
+	if !strings.Contains(out, "no Docker daemon answers, so using the local control plane") {
+		t.Errorf("cluster-up.sh did not say why it chose local:\n%s", out)
+	}
+
+	cfg, err := clientcmd.LoadFromFile(l.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.CurrentContext != "local-lab-updown" {
+		t.Errorf("current context = %q; want local-lab-updown", cfg.CurrentContext)
+	}
+	if fi, err := os.Stat(l.kubeconfig); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("kubeconfig mode = %v, %v; want 0600", fi.Mode().Perm(), err)
+	}
+	rest, err := clientcmd.BuildConfigFromFlags("", l.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := kubernetes.NewForConfigOrDie(rest)
+	body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
+	if err != nil || string(body) != "ok" {
+		t.Fatalf("/readyz = %q, %v; want ok", body, err)
+	}
+	if _, err := scene.Create(context.Background(), cs, "default", "hello", nil); err != nil {
+		t.Fatalf("creating a pod in the default namespace: %v", err)
+	}
+
+	start := time.Now()
+	out = l.mustRun("cluster-up.sh")
+	if !strings.Contains(out, "already up; nothing to do") || time.Since(start) > 10*time.Second {
+		t.Errorf("second cluster-up.sh took %s and said:\n%s", time.Since(start), out)
+	}
+
+	out = l.mustRun("cluster-down.sh")
+	if ps := l.processes(); ps != "" {
+		t.Errorf("processes left after cluster-down.sh:\n%s", ps)
+	}
+	if _, err := os.Stat(l.state); !os.IsNotExist(err) {
+		t.Errorf("state directory %s still there after cluster-down.sh (%v)", l.state, err)
+	}
+	cfg, err = clientcmd.LoadFromFile(l.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cfg.Contexts["local-lab-updown"]; ok || cfg.CurrentContext != "" {
+		t.Errorf("context still in the kubeconfig after cluster-down.sh:\n%s", out)
+	}
+	if out := l.mustRun("cluster-down.sh"); !strings.Contains(out, "nothing to do") {
+		t.Errorf("second cluster-down.sh said:\n%s", out)
+	}
+}
+
+// 故事：要求一個已被占用的埠，得到一行清楚的錯誤與非零結束碼，而且什麼都沒留下。
+//
+// The story: asking for a port already in use gives one clear error line and
+// a non-zero exit, and leaves nothing behind.
+func TestLocalPortInUse(t *testing.T) {
+	l := newLab(t, "lab-port")
+	busy := newLab(t, "lab-port-owner")
+	busy.mustRun("cluster-up.sh")
+	port := strings.TrimPrefix(mustCurrentServer(t, busy.kubeconfig), "https://127.0.0.1:")
+	port = strings.TrimSuffix(port, "/")
+
+	code, out := l.run("cluster-up.sh", "CLUSTER=local", "LOCAL_PORT="+port)
+	if code == 0 {
+		t.Fatalf("cluster-up.sh on a busy port succeeded:\n%s", out)
+	}
+	if !strings.Contains(lastLine(out), "port "+port+" on 127.0.0.1 is already in use") {
+		t.Errorf("last line = %q; want the port-in-use error", lastLine(out))
+	}
+	if ps := l.processes(); ps != "" {
+		t.Errorf("processes left after the failed start:\n%s", ps)
+	}
+}
+
+// 故事：要求 kind 但 Docker 沒有回應，得到一行錯誤，並建議改用 CLUSTER=local。
+//
+// The story: asking for kind while Docker does not answer gives one error
+// line that suggests CLUSTER=local.
+func TestKindWithoutDocker(t *testing.T) {
+	l := newLab(t, "lab-kind")
+	code, out := l.run("cluster-up.sh", "CLUSTER=kind")
+	if code == 0 {
+		t.Fatalf("CLUSTER=kind without Docker succeeded:\n%s", out)
+	}
+	if n := strings.Count(out, "error:"); n != 1 || !strings.Contains(lastLine(out), "use CLUSTER=local") {
+		t.Errorf("want exactly one error line suggesting CLUSTER=local; got:\n%s", out)
+	}
+}
+
+// 故事：導覽指令從零建立叢集、依序執行每個步驟並製造變化，最後告訴學習者下一步。
+//
+// The story: the walkthrough command brings a cluster up, runs every step in
+// order while making changes, and ends by telling the learner what to try next.
+func TestWalkthrough(t *testing.T) {
+	l := newLab(t, "lab-walkthrough")
+	out := l.mustRun("walkthrough.sh", "SCENE_PAUSE=0s")
+	steps, _ := filepath.Glob("../step[0-9][0-9]-*")
+	if len(steps) == 0 {
+		t.Fatal("no steps found")
+	}
+	for _, dir := range steps {
+		name := filepath.Base(dir)
+		if !strings.Contains(out, "==== "+name+": ") {
+			t.Errorf("the walkthrough did not run %s:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(out, "==== what next ====") || strings.Count(out, "scene: deleted pod default/demo") != len(steps) {
+		t.Errorf("the walkthrough did not finish every step's scene:\n%s", out)
+	}
+}
+
+func mustCurrentServer(t *testing.T, kubeconfig string) string {
+	t.Helper()
+	cfg, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg.Clusters[cfg.Contexts[cfg.CurrentContext].Cluster].Server
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
