@@ -200,17 +200,36 @@ func (o *Output) WaitFor(t testing.TB, substr string, n int) {
 	}
 }
 
-// Count 回傳包含 substr 的行數。
+// Count 回傳同時包含所有片段的行數。
 //
-// Count returns how many lines contain substr.
-func (o *Output) Count(substr string) int {
+// Count returns how many lines contain every one of the parts.
+func (o *Output) Count(parts ...string) int {
 	n := 0
 	for _, line := range strings.Split(o.String(), "\n") {
-		if strings.Contains(line, substr) {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(line, p)
+		}
+		if all {
 			n++
 		}
 	}
 	return n
+}
+
+// WaitForLine 像 WaitFor，但一行要同時包含所有片段（例如一個鍵與一段說明，中間隔著對齊用的空白）。
+//
+// WaitForLine is WaitFor for lines that contain every one of the parts (a key
+// and a detail with alignment padding between them, say).
+func (o *Output) WaitForLine(t testing.TB, n int, parts ...string) {
+	t.Helper()
+	deadline := time.Now().Add(WaitTimeout)
+	for o.Count(parts...) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %d line(s) containing %q; output so far:\n%s", WaitTimeout, n, parts, o.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Start 在背景執行一個步驟的主迴圈，把輸出收進 Output。stop 取消它、等它返回，

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
+)
+
+// byApp 是自訂索引的名稱：依 Pod 的 app 標籤值分組。
+//
+// byApp names a custom index: pods grouped by the value of their app label.
+const byApp = "byApp"
+
+// indexByApp 是索引函式（IndexFunc）：回傳這個物件應該放進哪些索引值底下。
+// 沒有 app 標籤的 Pod 不進這個索引。
+//
+// indexByApp is the IndexFunc: it returns the index values this object is
+// filed under. A pod without an app label is not in this index.
+func indexByApp(obj any) ([]string, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil, fmt.Errorf("indexByApp: unexpected %T", obj)
+	}
+	if app, ok := pod.Labels["app"]; ok {
+		return []string{app}, nil
+	}
+	return nil, nil
+}
+
+// options 是這一步的兩個選擇：用哪個建構函式，以及 resync 的週期。
+//
+// options are this step's two choices: which constructor, and the resync
+// period.
+type options struct {
+	// constructor 是 "options"（今天的 NewInformerWithOptions）或 "indexer"（原始文章的 NewIndexerInformer）。
+	//
+	// constructor is "options" (today's NewInformerWithOptions) or "indexer"
+	// (the source article's NewIndexerInformer).
+	constructor string
+	resync      time.Duration
+}
+
+// newInformer 用兩種方式之一建立同一個 informer。兩者都建立一個以
+// DeletionHandlingMetaNamespaceKeyFunc 為鍵的 Indexer（索引器）當作本機快取，
+// 再加上一個 Controller（控制器，步驟 04 會打開它）。
+//
+// newInformer builds the same informer in one of two ways. Both create an
+// Indexer keyed by DeletionHandlingMetaNamespaceKeyFunc as the local cache,
+// plus a Controller (step 04 opens it up).
+func newInformer(lw cache.ListerWatcher, handler cache.ResourceEventHandler, opts options) (cache.Indexer, cache.Controller) {
+	indexers := cache.Indexers{byApp: indexByApp}
+	if opts.constructor == "indexer" {
+		// 原始文章的寫法。自 client-go v0.31 起已棄用，改用下面的 NewInformerWithOptions。
+		// The source article's call. Deprecated since client-go v0.31 in favour
+		// of NewInformerWithOptions below.
+		//lint:ignore SA1019 刻意示範已棄用的建構函式，取代者是 NewInformerWithOptions。 / Deprecated on purpose; NewInformerWithOptions replaces it.
+		return cache.NewIndexerInformer(lw, &corev1.Pod{}, opts.resync, handler, indexers)
+	}
+	// 今天的寫法：一個選項結構，之後新增的設定（Transform、MinWatchTimeout…）不必再改函式簽章。
+	// 它回傳 cache.Store；給了 Indexers 時，底下其實是 cache.Indexer。
+	// Today's call: one options struct, so later settings (Transform,
+	// MinWatchTimeout, …) need no new signature. It returns a cache.Store; with
+	// Indexers set, that store is a cache.Indexer underneath.
+	store, controller := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: lw,
+		ObjectType:    &corev1.Pod{},
+		ResyncPeriod:  opts.resync,
+		Handler:       handler,
+		Indexers:      indexers,
+	})
+	return store.(cache.Indexer), controller
+}
+
+// run 建立 informer 並執行它：等待初始清單（HasSynced），查詢快取，然後印出每次處理函式的呼叫。
+//
+// run builds the informer and runs it: it waits for the initial list
+// (HasSynced), queries the cache, then prints every handler call.
+func run(ctx context.Context, client kubernetes.Interface, namespace string, opts options, out io.Writer) error {
+	lw := cache.NewListWatchFromClient(client.CoreV1().RESTClient(), "pods", namespace, fields.Everything())
+
+	var indexer cache.Indexer
+	handler := cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, isInInitialList bool) {
+			pod := obj.(*corev1.Pod)
+			detail := show.Pod(pod)
+			if isInInitialList {
+				detail += " (initial list)"
+			}
+			show.Line(out, "handler", "OnAdd", show.Key(pod), detail)
+			showIndex(out, indexer)
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			pod := newObj.(*corev1.Pod)
+			show.Line(out, "handler", "OnUpdate", show.Key(pod), changes(oldObj.(*corev1.Pod), pod))
+			showIndex(out, indexer)
+		},
+		DeleteFunc: func(obj any) {
+			onDelete(out, obj)
+			showIndex(out, indexer)
+		},
+	}
+	indexer, informer := newInformer(lw, handler, opts)
+	show.Note(out, "informer for pods in namespace %q via %s (Ctrl-C to stop)", namespace, constructorName(opts.constructor))
+	go informer.RunWithContext(ctx)
+
+	// 在初始清單處理完之前，快取是不完整的：查不到某個 Pod 不代表它不存在。
+	// 所以先等 HasSynced，再相信快取。
+	// Until the initial list is processed the cache is incomplete: a pod
+	// missing from it may still exist. So wait for HasSynced before trusting it.
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		return nil
+	}
+	// 讀取來自本機快取，不是 API server：沒有請求、沒有延遲，也不會給伺服器增加負擔。
+	// 快取裡的物件是共用的：絕對不要修改它們，要改就先 DeepCopy。
+	// Reads come from the local cache, not the API server: no request, no
+	// latency, no load on the server. Objects in the cache are shared: never
+	// modify them; DeepCopy first if you must change one.
+	keys := indexer.ListKeys()
+	sort.Strings(keys)
+	show.Note(out, "cache synced (HasSynced=true): ListKeys() = [%s]", strings.Join(keys, " "))
+	for _, key := range keys {
+		obj, exists, err := indexer.GetByKey(key)
+		if err == nil && exists {
+			show.Note(out, "GetByKey(%q): %s", key, show.Pod(obj.(*corev1.Pod)))
+		}
+	}
+	show.Note(out, "informer synced; watching from there")
+	<-ctx.Done()
+	return nil
+}
+
+func constructorName(c string) string {
+	if c == "indexer" {
+		return "NewIndexerInformer (deprecated)"
+	}
+	return "NewInformerWithOptions"
+}
+
+// onDelete 處理刪除，且對墓碑（tombstone）安全：如果 informer 沒看到刪除事件本身
+// （例如 watch 中斷期間 Pod 被刪掉，之後重新 List 才發現），拿到的是
+// cache.DeletedFinalStateUnknown，裡面是最後已知的狀態，而不是 *corev1.Pod。
+//
+// onDelete handles a delete and is tombstone-safe: when the informer did not
+// see the delete event itself (say the pod was deleted while the watch was
+// down, and a relist noticed), it gets a cache.DeletedFinalStateUnknown
+// holding the last known state, not a *corev1.Pod.
+func onDelete(out io.Writer, obj any) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		detail := "tombstone: deleted while we were not watching"
+		if pod, ok := tombstone.Obj.(*corev1.Pod); ok {
+			detail += "; last known " + show.Pod(pod)
+		}
+		show.Line(out, "handler", "OnDelete", tombstone.Key, detail)
+		return
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		show.Line(out, "handler", "OnDelete", "?", fmt.Sprintf("unexpected %T", obj))
+		return
+	}
+	show.Line(out, "handler", "OnDelete", show.Key(pod), show.Pod(pod))
+}
+
+// changes 說明兩個版本之間變了什麼。resourceVersion 相同表示什麼都沒變：
+// 這是 resync（把快取裡的物件再交給處理函式一次）或重新 List 的結果，不是伺服器上的變化。
+//
+// changes says what differs between two versions. The same resourceVersion
+// means nothing changed: this is a resync (the cached object handed to the
+// handler again) or a relist, not a change on the server.
+func changes(old, new *corev1.Pod) string {
+	if old.ResourceVersion == new.ResourceVersion {
+		return "same resourceVersion: a resync or relist, nothing changed"
+	}
+	var c []string
+	if a, b := show.Labels(old.Labels), show.Labels(new.Labels); a != b {
+		c = append(c, "labels "+a+" -> "+b)
+	}
+	if old.Status.Phase != new.Status.Phase {
+		c = append(c, fmt.Sprintf("phase %s -> %s", old.Status.Phase, new.Status.Phase))
+	}
+	if old.DeletionTimestamp == nil && new.DeletionTimestamp != nil {
+		c = append(c, "deletionTimestamp set")
+	}
+	if len(c) == 0 {
+		return "other fields changed"
+	}
+	return strings.Join(c, "; ")
+}
+
+// showIndex 印出自訂索引目前的內容：每個 app 值對應哪些鍵。處理函式被呼叫時，
+// 快取已經更新，所以這裡看到的是變化之後的狀態。
+//
+// showIndex prints the custom index as it is now: which keys each app value
+// holds. By the time a handler runs the cache is already updated, so this is
+// the state after the change.
+func showIndex(out io.Writer, indexer cache.Indexer) {
+	values := indexer.ListIndexFuncValues(byApp)
+	sort.Strings(values)
+	var parts []string
+	for _, v := range values {
+		keys, err := indexer.IndexKeys(byApp, v)
+		if err != nil || len(keys) == 0 {
+			continue
+		}
+		sort.Strings(keys)
+		parts = append(parts, v+"=["+strings.Join(keys, " ")+"]")
+	}
+	if len(parts) == 0 {
+		parts = []string{"(empty)"}
+	}
+	show.Note(out, "index %s: %s", byApp, strings.Join(parts, " "))
+}

@@ -1,0 +1,35 @@
+// step03-indexer-informer：原始文章的 NewIndexerInformer 與今天的 NewInformerWithOptions，
+// 處理函式、當作本機快取的 Indexer、resync 與 HasSynced。
+//
+// step03-indexer-informer: the source article's NewIndexerInformer and today's
+// NewInformerWithOptions, handlers, the Indexer as local cache, resync and
+// HasSynced.
+//
+//	go run ./step03-indexer-informer [-n NAMESPACE] [--constructor options|indexer] [--resync 10s]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
+)
+
+func main() {
+	var f cli.Flags
+	f.Register(flag.CommandLine)
+	var opts options
+	flag.StringVar(&opts.constructor, "constructor", "options", "options: cache.NewInformerWithOptions (today); indexer: cache.NewIndexerInformer (the source article's, deprecated)")
+	flag.DurationVar(&opts.resync, "resync", 0, "hand every cached pod to OnUpdate again this often (0: never)")
+	checkConstructor := func() error {
+		if opts.constructor != "options" && opts.constructor != "indexer" {
+			return fmt.Errorf("--constructor must be options or indexer, not %q", opts.constructor)
+		}
+		return nil
+	}
+
+	cli.Main("step03-indexer-informer", &f, func(ctx context.Context, env *cli.Env) error {
+		return run(ctx, env.Client, env.Namespace, opts, env.Out)
+	}, checkConstructor)
+}
