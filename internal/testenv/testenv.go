@@ -294,11 +294,12 @@ func Build(t testing.TB) string {
 }
 
 // Interrupt 啟動執行檔，等到輸出出現 ready，送出 SIGINT（就像按下 Ctrl-C），
-// 並確認它在幾秒內以結束碼 0 結束。
+// 確認它在幾秒內以結束碼 0 結束，並回傳它的輸出。
 //
 // Interrupt starts the binary, waits until its output shows ready, sends
-// SIGINT (as Ctrl-C does), and checks that it exits 0 within seconds.
-func Interrupt(t testing.TB, bin, ready string, args ...string) {
+// SIGINT (as Ctrl-C does), checks that it exits 0 within seconds, and returns
+// its output.
+func Interrupt(t testing.TB, bin, ready string, args ...string) string {
 	t.Helper()
 	out := &Output{}
 	cmd := exec.Command(bin, args...)
@@ -321,6 +322,7 @@ func Interrupt(t testing.TB, bin, ready string, args ...string) {
 		_ = cmd.Process.Kill()
 		t.Fatalf("still running 10s after Ctrl-C\n%s", out.String())
 	}
+	return out.String()
 }
 
 // Fails 執行執行檔，確認它以非零結束碼結束、stderr 恰好一行，而且包含 want。

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
+)
+
+// failAnnotation 設為 "true" 時，這個 Pod 的同步會故意失敗，讓你看到重試與退避。
+//
+// failAnnotation set to "true" makes this pod's sync fail on purpose, so you
+// can watch retries and backoff.
+const failAnnotation = "informer-lab/fail"
+
+// options 是控制器的設定。
+//
+// options configure the controller.
+type options struct {
+	workers    int
+	maxRetries int
+	// baseDelay 是第一次重試前的等待；之後每次加倍（5ms、10ms、20ms…），與 client-go 的預設相同。
+	//
+	// baseDelay is the wait before the first retry; it doubles each time
+	// (5ms, 10ms, 20ms, …), as in client-go's default.
+	baseDelay time.Duration
+}
+
+// controller 是標準的控制器迴圈：處理函式只把鍵（namespace/name）放進工作佇列，
+// worker 取出鍵，從 Indexer 讀出物件，再做同步。
+//
+// controller is the canonical controller loop: handlers only put keys
+// (namespace/name) into the workqueue; workers take keys out, read the object
+// from the Indexer, and sync it.
+type controller struct {
+	indexer     cache.Indexer
+	informer    cache.Controller
+	queue       workqueue.TypedRateLimitingInterface[string]
+	rateLimiter workqueue.TypedRateLimiter[string]
+	opts        options
+	out         io.Writer
+}
+
+func newController(client kubernetes.Interface, namespace string, opts options, out io.Writer) *controller {
+	// 與 workqueue.DefaultTypedControllerRateLimiter 相同，只是起始延遲可以調整：
+	// 每個鍵各自指數退避，再加上整體每秒 10 次的上限。
+	// The same as workqueue.DefaultTypedControllerRateLimiter with an
+	// adjustable first delay: per-key exponential backoff, plus an overall
+	// limit of 10 per second.
+	rl := workqueue.NewTypedMaxOfRateLimiter(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](opts.baseDelay, 1000*time.Second),
+		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
+	)
+	c := &controller{
+		queue:       workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[string]{Name: "pods"}),
+		rateLimiter: rl,
+		opts:        opts,
+		out:         out,
+	}
+	lw := cache.NewListWatchFromClient(client.CoreV1().RESTClient(), "pods", namespace, fields.Everything())
+	// 處理函式只做一件事：算出鍵、放進佇列。佇列裡每個鍵最多一份：還在等待的鍵再被加入，
+	// 會合併成一次同步；正在同步的鍵再被加入，會在這次同步結束後再同步一次。
+	// Handlers do one thing: compute the key and queue it. The queue holds each
+	// key at most once: a key added again while it waits merges into one sync;
+	// one added while it is being synced is synced once more afterwards.
+	enqueue := func(obj any) {
+		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+		if err != nil {
+			return
+		}
+		before := c.queue.Len()
+		c.queue.Add(key)
+		if c.queue.Len() == before {
+			show.Note(out, "%s is already queued (or being synced): no second entry; its next sync sees the latest state", key)
+		}
+	}
+	c.indexer, c.informer = newInformer(lw, cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, newObj any) { enqueue(newObj) },
+		DeleteFunc: enqueue,
+	}, out)
+	return c
+}
+
+// run 啟動 informer，等它同步，再啟動 worker；ctx 結束時關閉佇列，等 worker 處理完手上的鍵才返回。
+//
+// run starts the informer, waits for it to sync, then starts the workers;
+// when ctx ends it shuts the queue down and returns once the workers have
+// finished the keys in hand.
+func (c *controller) run(ctx context.Context) {
+	go c.informer.RunWithContext(ctx)
+	if !cache.WaitForCacheSync(ctx.Done(), c.informer.HasSynced) {
+		c.queue.ShutDown()
+		return
+	}
+	show.Note(c.out, "informer synced; watching from there; starting %d worker(s)", c.opts.workers)
+	var wg sync.WaitGroup
+	for range c.opts.workers {
+		wg.Go(func() {
+			for c.processNextItem() {
+			}
+		})
+	}
+	<-ctx.Done()
+	show.Note(c.out, "shutting down: letting the workers finish what they hold")
+	c.queue.ShutDownWithDrain()
+	wg.Wait()
+	show.Note(c.out, "workers stopped")
+}
+
+// processNextItem 取出一個鍵、同步它、處理結果。佇列關閉時回傳 false。
+// Done 一定要呼叫：在那之前，同一個鍵不會交給另一個 worker。
+//
+// processNextItem takes one key, syncs it and handles the result. It returns
+// false once the queue is shut down. Done must always be called: until then
+// the same key is not handed to another worker.
+func (c *controller) processNextItem() bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	c.handleErr(key, c.syncToStdout(key))
+	return true
+}
+
+// syncToStdout 是這個控制器的「業務邏輯」：從快取讀出最新狀態並印出來。
+// 它只看鍵，不看事件：不論中間發生過幾次變化，它處理的都是目前的狀態（level-based）。
+//
+// syncToStdout is this controller's "business logic": read the latest state
+// from the cache and print it. It sees a key, not an event: however many
+// changes happened, it deals with the state as it is now (level-based).
+func (c *controller) syncToStdout(key string) error {
+	obj, exists, err := c.indexer.GetByKey(key)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		show.Line(c.out, "worker", "sync", key, "gone from the cache: the pod was deleted")
+		return nil
+	}
+	pod := obj.(*corev1.Pod)
+	if pod.Annotations[failAnnotation] == "true" {
+		return fmt.Errorf("annotation %s=true", failAnnotation)
+	}
+	show.Line(c.out, "worker", "sync", key, show.Pod(pod))
+	return nil
+}
+
+// handleErr 決定失敗之後怎麼辦：成功就 Forget（清掉退避計數）；失敗且還沒到上限，
+// 就延遲之後再放回佇列；到了上限就放棄，免得一個壞掉的物件永遠占住 worker。
+//
+// handleErr decides what follows a sync: on success, Forget (reset the
+// backoff); on failure below the limit, put the key back after a delay; at the
+// limit, give up, so one broken object cannot occupy a worker forever.
+func (c *controller) handleErr(key string, err error) {
+	if err == nil {
+		c.queue.Forget(key)
+		return
+	}
+	retries := c.queue.NumRequeues(key)
+	if retries < c.opts.maxRetries {
+		// 等同於 c.queue.AddRateLimited(key)：拆開寫，才能印出這次要等多久。
+		// The same as c.queue.AddRateLimited(key), spelled out so the delay
+		// can be printed.
+		delay := c.rateLimiter.When(key)
+		show.Line(c.out, "worker", "FAILED", key, fmt.Sprintf("%v; retry %d/%d in %s", err, retries+1, c.opts.maxRetries, delay))
+		c.queue.AddAfter(key, delay)
+		return
+	}
+	c.queue.Forget(key)
+	show.Line(c.out, "worker", "FAILED", key, fmt.Sprintf("%v; giving up after %d retries (dropped from the queue)", err, retries))
+}
