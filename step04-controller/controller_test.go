@@ -165,7 +165,7 @@ func TestKeysCoalesce(t *testing.T) {
 	if n := c.queue.Len(); n != 1 {
 		t.Fatalf("queue length = %d after three changes to one pod; want 1", n)
 	}
-	if n := out.Count(ns+"/busy is already queued"); n != 2 {
+	if n := out.Count(ns + "/busy is already queued"); n != 2 {
 		t.Errorf("want 2 'already queued' notes, got %d:\n%s", n, out.String())
 	}
 
