@@ -23,8 +23,6 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 
 var ctx = context.Background()
 
-func ptr(s string) *string { return &s }
-
 // startStep 在 namespace ns 上執行這一步，就像 go run ./step01-listwatcher -n ns。
 //
 // startStep runs this step on namespace ns, as go run ./step01-listwatcher -n ns
@@ -47,29 +45,18 @@ func startStep(t *testing.T, ns string, opts watchOptions) (*testenv.Output, fun
 func TestDemo(t *testing.T) {
 	cs := testenv.Client(t)
 	ns := "default"
-	if _, err := scene.Create(ctx, cs, ns, "before", map[string]string{"app": "demo"}); err != nil {
-		t.Fatal(err)
-	}
+	testenv.CreatePod(t, cs, ns, "before", map[string]string{"app": "demo"})
 	t.Cleanup(func() { _ = scene.Delete(ctx, cs, ns, "before") })
 
 	out, stop := startStep(t, ns, watchOptions{})
 	out.WaitFor(t, "watching from there", 1)
-	if _, err := scene.Create(ctx, cs, ns, "demo", map[string]string{"app": "demo"}); err != nil {
-		t.Fatal(err)
-	}
-	out.WaitFor(t, "ADDED     default/demo", 1)
-	if _, err := scene.Label(ctx, cs, ns, "demo", "tier", ptr("web")); err != nil {
-		t.Fatal(err)
-	}
-	out.WaitFor(t, "MODIFIED  default/demo", 1)
-	if err := scene.Delete(ctx, cs, ns, "demo"); err != nil {
-		t.Fatal(err)
-	}
-	out.WaitFor(t, "DELETED   default/demo", 1)
+	testenv.DemoScene(t, cs, ns, func(change string) {
+		out.WaitFor(t, map[string]string{"created": "ADDED", "labelled": "MODIFIED", "deleted": "DELETED"}[change]+"  ", 1)
+	})
 	stop()
 
 	got := out.String()
-	wantOrder(t, got,
+	testenv.WantOrder(t, got,
 		"list     EXISTS    default/before",
 		"watch    ADDED     default/demo             phase=Pending labels=app=demo",
 		"watch    MODIFIED  default/demo             phase=Pending labels=app=demo,tier=web",
@@ -97,9 +84,7 @@ func TestWatchResumesWithoutLossOrRepeats(t *testing.T) {
 		// 等到 watch 又被關閉一次，讓每個變化落在不同的 watch 裡。
 		// Wait for one more closed watch, so each change lands in a different watch.
 		out.WaitFor(t, "watch closed", i+1)
-		if _, err := scene.Create(ctx, cs, ns, name, nil); err != nil {
-			t.Fatal(err)
-		}
+		testenv.CreatePod(t, cs, ns, name, nil)
 		out.WaitFor(t, "ADDED     "+ns+"/"+name, 1)
 	}
 	stop()
@@ -114,7 +99,7 @@ func TestWatchResumesWithoutLossOrRepeats(t *testing.T) {
 	for _, name := range names {
 		want = append(want, "ADDED     "+ns+"/"+name)
 	}
-	wantOrder(t, got, want...)
+	testenv.WantOrder(t, got, want...)
 }
 
 // 故事：標籤選擇器交給伺服器過濾，List 與 Watch 都只看得到符合的 Pod。
@@ -134,9 +119,7 @@ func TestSelectorIsServerSide(t *testing.T) {
 		t.Fatalf("empty namespace listed %d pods", n)
 	}
 	for name, app := range map[string]string{"keep": "demo", "skip": "other"} {
-		if _, err := scene.Create(ctx, cs, ns, name, map[string]string{"app": app}); err != nil {
-			t.Fatal(err)
-		}
+		testenv.CreatePod(t, cs, ns, name, map[string]string{"app": app})
 	}
 	pods, err = (&podListWatcher{client: cs, namespace: ns}).ListWithContext(ctx, metav1.ListOptions{LabelSelector: "app=demo"})
 	if err != nil {
@@ -191,21 +174,6 @@ func TestRelistOnGone(t *testing.T) {
 				t.Errorf("listed %d times; want 2 (the first list and one after 410 Gone)", lists)
 			}
 		})
-	}
-}
-
-// wantOrder 確認每個片段都出現，而且順序與給定的相同。
-//
-// wantOrder checks that every fragment appears, in the given order.
-func wantOrder(t *testing.T, got string, fragments ...string) {
-	t.Helper()
-	rest := got
-	for _, f := range fragments {
-		i := strings.Index(rest, f)
-		if i < 0 {
-			t.Fatalf("missing %q (or out of order) in output:\n%s", f, got)
-		}
-		rest = rest[i+len(f):]
 	}
 }
 

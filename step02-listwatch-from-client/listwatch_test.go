@@ -16,7 +16,6 @@ import (
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
-	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
@@ -24,8 +23,6 @@ import (
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 var ctx = context.Background()
-
-func ptr(s string) *string { return &s }
 
 // startStep 像 go run ./step02-listwatch-from-client --trace -n ns -l label 一樣執行這一步：
 // 經過 --kubeconfig 與共用的 cli.Connect，追蹤行與事件行寫進同一個輸出。
@@ -66,21 +63,14 @@ func startStep(t *testing.T, ns, label, field string) *testenv.Output {
 func TestDemo(t *testing.T) {
 	cs := testenv.Client(t)
 	ns := "default"
-	mustCreate(t, cs, ns, "before", "demo")
-	mustCreate(t, cs, ns, "other", "other")
+	testenv.CreatePod(t, cs, ns, "before", map[string]string{"app": "demo"})
+	testenv.CreatePod(t, cs, ns, "other", map[string]string{"app": "other"})
 
 	out := startStep(t, ns, "app=demo", "")
 	out.WaitFor(t, "Replace carried", 1)
-	mustCreate(t, cs, ns, "demo", "demo")
-	out.WaitFor(t, "Add       default/demo", 1)
-	if _, err := scene.Label(ctx, cs, ns, "demo", "tier", ptr("web")); err != nil {
-		t.Fatal(err)
-	}
-	out.WaitFor(t, "Update    default/demo", 1)
-	if err := scene.Delete(ctx, cs, ns, "demo"); err != nil {
-		t.Fatal(err)
-	}
-	out.WaitFor(t, "Delete    default/demo", 1)
+	testenv.DemoScene(t, cs, ns, func(change string) {
+		out.WaitFor(t, map[string]string{"created": "Add ", "labelled": "Update ", "deleted": "Delete "}[change], 1)
+	})
 
 	got := out.String()
 	if strings.Contains(got, "default/other") {
@@ -105,14 +95,14 @@ func TestSelectorOnListAndWatch(t *testing.T) {
 	clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, false)
 	cs := testenv.Client(t)
 	ns := testenv.Namespace(t)
-	mustCreate(t, cs, ns, "match-1", "demo")
-	mustCreate(t, cs, ns, "miss-1", "other")
+	testenv.CreatePod(t, cs, ns, "match-1", map[string]string{"app": "demo"})
+	testenv.CreatePod(t, cs, ns, "miss-1", map[string]string{"app": "other"})
 
 	out := startStep(t, ns, "app=demo", "status.phase=Pending")
 	out.WaitFor(t, "Replace carried", 1)
 	out.WaitFor(t, "watch=true -> 200", 1)
-	mustCreate(t, cs, ns, "miss-2", "other")
-	mustCreate(t, cs, ns, "match-2", "demo")
+	testenv.CreatePod(t, cs, ns, "miss-2", map[string]string{"app": "other"})
+	testenv.CreatePod(t, cs, ns, "match-2", map[string]string{"app": "demo"})
 	out.WaitFor(t, "Add       "+ns+"/match-2", 1)
 
 	got := out.String()
@@ -203,11 +193,4 @@ func TestBadSelectors(t *testing.T) {
 // Ctrl-C ends this step with exit code 0.
 func TestCtrlC(t *testing.T) {
 	testenv.Interrupt(t, testenv.Build(t), "Replace carried", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
-}
-
-func mustCreate(t *testing.T, cs kubernetes.Interface, ns, name, app string) {
-	t.Helper()
-	if _, err := scene.Create(ctx, cs, ns, name, map[string]string{"app": app}); err != nil {
-		t.Fatal(err)
-	}
 }

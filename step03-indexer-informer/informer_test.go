@@ -24,8 +24,6 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 
 var ctx = context.Background()
 
-func ptr(s string) *string { return &s }
-
 func startStep(t *testing.T, ns string, opts options) *testenv.Output {
 	t.Helper()
 	cs := testenv.Client(t)
@@ -35,35 +33,17 @@ func startStep(t *testing.T, ns string, opts options) *testenv.Output {
 	return out
 }
 
-func mustCreate(t *testing.T, cs kubernetes.Interface, ns, name string, labels map[string]string) {
-	t.Helper()
-	if _, err := scene.Create(ctx, cs, ns, name, labels); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// demo 建立、改標籤、刪除 "demo"，每一步都等處理函式印出來，讓輸出的順序固定。
+// demo 演出 README 的場景，等每個 informer 印出對應的處理函式呼叫。
 //
-// demo creates, relabels and deletes "demo", waiting for the handler's line
-// after each change so the output's order is fixed.
+// demo plays the README's scene, waiting for every informer to print the
+// matching handler call.
 func demo(t *testing.T, cs kubernetes.Interface, ns string, outs ...*testenv.Output) {
 	t.Helper()
-	mustCreate(t, cs, ns, "demo", map[string]string{"app": "demo"})
-	for _, out := range outs {
-		out.WaitFor(t, "OnAdd     "+ns+"/demo", 1)
-	}
-	if _, err := scene.Label(ctx, cs, ns, "demo", "tier", ptr("web")); err != nil {
-		t.Fatal(err)
-	}
-	for _, out := range outs {
-		out.WaitFor(t, "OnUpdate  "+ns+"/demo", 1)
-	}
-	if err := scene.Delete(ctx, cs, ns, "demo"); err != nil {
-		t.Fatal(err)
-	}
-	for _, out := range outs {
-		out.WaitFor(t, "OnDelete  "+ns+"/demo", 1)
-	}
+	testenv.DemoScene(t, cs, ns, func(change string) {
+		for _, out := range outs {
+			out.WaitForLine(t, 1, map[string]string{"created": "OnAdd ", "labelled": "OnUpdate ", "deleted": "OnDelete "}[change], " "+ns+"/demo ")
+		}
+	})
 }
 
 // 故事：一個 Pod 已經存在；informer 同步之後，"demo" 被建立、加標籤、刪除。
@@ -75,7 +55,7 @@ func demo(t *testing.T, cs kubernetes.Interface, ns string, outs ...*testenv.Out
 func TestDemo(t *testing.T) {
 	cs := testenv.Client(t)
 	ns := "default"
-	mustCreate(t, cs, ns, "before", map[string]string{"app": "demo"})
+	testenv.CreatePod(t, cs, ns, "before", map[string]string{"app": "demo"})
 	t.Cleanup(func() { _ = scene.Delete(ctx, cs, ns, "before") })
 
 	out := startStep(t, ns, options{constructor: "options"})
@@ -83,7 +63,7 @@ func TestDemo(t *testing.T) {
 	demo(t, cs, ns, out)
 
 	got := out.String()
-	wantOrder(t, got,
+	testenv.WantOrder(t, got,
 		"handler  OnAdd     default/before           phase=Pending labels=app=demo (initial list)",
 		"-- cache synced (HasSynced=true): ListKeys() = [default/before]",
 		"handler  OnAdd     default/demo             phase=Pending labels=app=demo\n-- index byApp: demo=[default/before default/demo]",
@@ -105,7 +85,7 @@ func TestDemo(t *testing.T) {
 func TestConstructorsBehaveTheSame(t *testing.T) {
 	cs := testenv.Client(t)
 	ns := testenv.Namespace(t)
-	mustCreate(t, cs, ns, "before", map[string]string{"app": "demo"})
+	testenv.CreatePod(t, cs, ns, "before", map[string]string{"app": "demo"})
 	old := startStep(t, ns, options{constructor: "indexer"})
 	now := startStep(t, ns, options{constructor: "options"})
 	old.WaitFor(t, "watching from there", 1)
@@ -162,10 +142,10 @@ func TestIndexFollowsLabels(t *testing.T) {
 		}
 	}
 
-	mustCreate(t, cs, ns, "p1", map[string]string{"app": "a"})
-	mustCreate(t, cs, ns, "p2", map[string]string{"app": "a"})
+	testenv.CreatePod(t, cs, ns, "p1", map[string]string{"app": "a"})
+	testenv.CreatePod(t, cs, ns, "p2", map[string]string{"app": "a"})
 	waitIndex("a", ns+"/p1", ns+"/p2")
-	if _, err := scene.Label(ctx, cs, ns, "p1", "app", ptr("b")); err != nil {
+	if _, err := scene.Label(ctx, cs, ns, "p1", "app", scene.Value("b")); err != nil {
 		t.Fatal(err)
 	}
 	waitIndex("a", ns+"/p2")
@@ -188,7 +168,7 @@ func TestIndexFollowsLabels(t *testing.T) {
 func TestResync(t *testing.T) {
 	cs := testenv.Client(t)
 	ns := testenv.Namespace(t)
-	mustCreate(t, cs, ns, "quiet", nil)
+	testenv.CreatePod(t, cs, ns, "quiet", nil)
 	out := startStep(t, ns, options{constructor: "options", resync: time.Second})
 	out.WaitForLine(t, 2, "OnUpdate  "+ns+"/quiet ", "same resourceVersion")
 }
@@ -204,8 +184,8 @@ func TestResync(t *testing.T) {
 func TestSurvivesAPIServerRestart(t *testing.T) {
 	cs := testenv.Client(t)
 	ns := testenv.Namespace(t)
-	mustCreate(t, cs, ns, "stays", map[string]string{"app": "x"})
-	mustCreate(t, cs, ns, "goes", map[string]string{"app": "x"})
+	testenv.CreatePod(t, cs, ns, "stays", map[string]string{"app": "x"})
+	testenv.CreatePod(t, cs, ns, "goes", map[string]string{"app": "x"})
 	out := startStep(t, ns, options{constructor: "options"})
 	out.WaitFor(t, "watching from there", 1)
 
@@ -213,8 +193,8 @@ func TestSurvivesAPIServerRestart(t *testing.T) {
 		if err := scene.Delete(ctx, other, ns, "goes"); err != nil {
 			t.Fatal(err)
 		}
-		mustCreate(t, other, ns, "arrives", map[string]string{"app": "x"})
-		if _, err := scene.Label(ctx, other, ns, "stays", "app", ptr("y")); err != nil {
+		testenv.CreatePod(t, other, ns, "arrives", map[string]string{"app": "x"})
+		if _, err := scene.Label(ctx, other, ns, "stays", "app", scene.Value("y")); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -232,16 +212,4 @@ func TestCommandLine(t *testing.T) {
 	bin := testenv.Build(t)
 	testenv.Fails(t, bin, `--constructor must be options or indexer, not "shared"`, "--kubeconfig", "/nonexistent", "--constructor", "shared")
 	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
-}
-
-func wantOrder(t *testing.T, got string, fragments ...string) {
-	t.Helper()
-	rest := got
-	for _, f := range fragments {
-		i := strings.Index(rest, f)
-		if i < 0 {
-			t.Fatalf("missing %q (or out of order) in output:\n%s", f, got)
-		}
-		rest = rest[i+len(f):]
-	}
 }

@@ -23,8 +23,6 @@ var (
 	defaults = options{workers: 1, maxRetries: 5, baseDelay: 5 * time.Millisecond}
 )
 
-func ptr(s string) *string { return &s }
-
 func startStep(t *testing.T, ns string, opts options) *testenv.Output {
 	t.Helper()
 	cs := testenv.Client(t)
@@ -32,13 +30,6 @@ func startStep(t *testing.T, ns string, opts options) *testenv.Output {
 		return run(ctx, cs, ns, opts, out)
 	})
 	return out
-}
-
-func mustCreate(t *testing.T, cs kubernetes.Interface, ns, name string, labels map[string]string) {
-	t.Helper()
-	if _, err := scene.Create(ctx, cs, ns, name, labels); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // 故事：一個 Pod 已經存在；"demo" 被建立、加標籤，然後加上 informer-lab/fail=true：
@@ -53,18 +44,18 @@ func mustCreate(t *testing.T, cs kubernetes.Interface, ns, name string, labels m
 func TestDemo(t *testing.T) {
 	cs := testenv.Client(t)
 	ns := "default"
-	mustCreate(t, cs, ns, "before", map[string]string{"app": "demo"})
+	testenv.CreatePod(t, cs, ns, "before", map[string]string{"app": "demo"})
 	t.Cleanup(func() { _ = scene.Delete(ctx, cs, ns, "before") })
 
 	out := startStep(t, ns, defaults)
 	out.WaitForLine(t, 1, "worker   sync      default/before ")
-	mustCreate(t, cs, ns, "demo", map[string]string{"app": "demo"})
+	testenv.CreatePod(t, cs, ns, "demo", map[string]string{"app": "demo"})
 	out.WaitForLine(t, 1, "worker   sync      default/demo ")
-	if _, err := scene.Label(ctx, cs, ns, "demo", "tier", ptr("web")); err != nil {
+	if _, err := scene.Label(ctx, cs, ns, "demo", "tier", scene.Value("web")); err != nil {
 		t.Fatal(err)
 	}
 	out.WaitForLine(t, 2, "worker   sync      default/demo ")
-	if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, ptr("true")); err != nil {
+	if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, scene.Value("true")); err != nil {
 		t.Fatal(err)
 	}
 	out.WaitFor(t, "giving up after 5 retries", 1)
@@ -89,10 +80,8 @@ func TestRetriesBackOffThenGiveUp(t *testing.T) {
 	opts.maxRetries = 4
 	out := startStep(t, ns, opts)
 	out.WaitFor(t, "watching from there", 1)
-	if _, err := scene.Create(ctx, cs, ns, "broken", nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := scene.Annotate(ctx, cs, ns, "broken", failAnnotation, ptr("true")); err != nil {
+	testenv.CreatePod(t, cs, ns, "broken", nil)
+	if _, err := scene.Annotate(ctx, cs, ns, "broken", failAnnotation, scene.Value("true")); err != nil {
 		t.Fatal(err)
 	}
 	out.WaitFor(t, "giving up after 4 retries", 1)
@@ -126,7 +115,7 @@ func TestSyncsEveryKeyAndDeletes(t *testing.T) {
 	ns := testenv.Namespace(t)
 	names := []string{"a", "b", "c", "d"}
 	for _, n := range names {
-		mustCreate(t, cs, ns, n, nil)
+		testenv.CreatePod(t, cs, ns, n, nil)
 	}
 	out := startStep(t, ns, options{workers: 2, maxRetries: 5, baseDelay: 5 * time.Millisecond})
 	for _, n := range names {
@@ -155,9 +144,9 @@ func TestKeysCoalesce(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
-	mustCreate(t, cs, ns, "busy", map[string]string{"v": "1"})
+	testenv.CreatePod(t, cs, ns, "busy", map[string]string{"v": "1"})
 	for _, v := range []string{"2", "3"} {
-		if _, err := scene.Label(ctx, cs, ns, "busy", "v", ptr(v)); err != nil {
+		if _, err := scene.Label(ctx, cs, ns, "busy", "v", scene.Value(v)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -189,8 +178,8 @@ func TestKeysCoalesce(t *testing.T) {
 func TestSurvivesAPIServerRestart(t *testing.T) {
 	cs := testenv.Client(t)
 	ns := testenv.Namespace(t)
-	mustCreate(t, cs, ns, "stays", map[string]string{"app": "x"})
-	mustCreate(t, cs, ns, "goes", nil)
+	testenv.CreatePod(t, cs, ns, "stays", map[string]string{"app": "x"})
+	testenv.CreatePod(t, cs, ns, "goes", nil)
 	out := startStep(t, ns, defaults)
 	out.WaitForLine(t, 1, "worker   sync      "+ns+"/goes ")
 	out.WaitForLine(t, 1, "worker   sync      "+ns+"/stays ")
@@ -199,8 +188,8 @@ func TestSurvivesAPIServerRestart(t *testing.T) {
 		if err := scene.Delete(ctx, other, ns, "goes"); err != nil {
 			t.Fatal(err)
 		}
-		mustCreate(t, other, ns, "arrives", nil)
-		if _, err := scene.Label(ctx, other, ns, "stays", "app", ptr("y")); err != nil {
+		testenv.CreatePod(t, other, ns, "arrives", nil)
+		if _, err := scene.Label(ctx, other, ns, "stays", "app", scene.Value("y")); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -79,3 +79,9 @@ func Delete(ctx context.Context, cs kubernetes.Interface, namespace, name string
 	}
 	return nil
 }
+
+// Value 把字串變成 Label 與 Annotate 需要的 *string；要移除時傳 nil。
+//
+// Value turns a string into the *string that Label and Annotate take; pass
+// nil to remove instead.
+func Value(s string) *string { return &s }

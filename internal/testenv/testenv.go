@@ -27,6 +27,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/controlplane"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 )
 
 var plane *controlplane.ControlPlane
@@ -342,4 +343,51 @@ func Fails(t testing.TB, bin, want string, args ...string) {
 	if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, want) {
 		t.Fatalf("%v: stderr = %q; want one line containing %q", args, msg, want)
 	}
+}
+
+// CreatePod 建立一個帶有標籤的 Pod；失敗時讓測試停止。
+//
+// CreatePod creates a pod with the given labels and stops the test on failure.
+func CreatePod(t testing.TB, cs kubernetes.Interface, ns, name string, labels map[string]string) {
+	t.Helper()
+	if _, err := scene.Create(context.Background(), cs, ns, name, labels); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// WantOrder 確認每個片段都出現在 got 裡，而且順序與給定的相同。
+//
+// WantOrder checks that every fragment appears in got, in the given order.
+func WantOrder(t testing.TB, got string, fragments ...string) {
+	t.Helper()
+	rest := got
+	for _, f := range fragments {
+		i := strings.Index(rest, f)
+		if i < 0 {
+			t.Fatalf("missing %q (or out of order) in output:\n%s", f, got)
+		}
+		rest = rest[i+len(f):]
+	}
+}
+
+// DemoScene 演出 README 裡的那一段：建立 "demo"（app=demo）、加上 tier=web、刪除它——
+// 也就是 scripts/scene.sh demo 做的事。每個變化之後呼叫 waitAfter（"created"、
+// "labelled"、"deleted"），讓步驟先印出它的那一行，輸出的順序因此固定。
+//
+// DemoScene plays the README's scene: create "demo" (app=demo), label it
+// tier=web, delete it — what scripts/scene.sh demo does. After each change it
+// calls waitAfter ("created", "labelled", "deleted") so the step prints its
+// line first, which fixes the output's order.
+func DemoScene(t testing.TB, cs kubernetes.Interface, ns string, waitAfter func(change string)) {
+	t.Helper()
+	CreatePod(t, cs, ns, "demo", map[string]string{"app": "demo"})
+	waitAfter("created")
+	if _, err := scene.Label(context.Background(), cs, ns, "demo", "tier", scene.Value("web")); err != nil {
+		t.Fatal(err)
+	}
+	waitAfter("labelled")
+	if err := scene.Delete(context.Background(), cs, ns, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	waitAfter("deleted")
 }

@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// 這些是沒有伺服器的單元測試：它們檢查的正是「沒有可用的伺服器」時的錯誤訊息。
+// These are unit tests with no server in them: what they check is the error
+// when no usable server exists.
+
+func writeKubeconfig(t *testing.T, server string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "` + server + `", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: ctx, context: {cluster: c, user: u}}]
+current-context: ctx
+`
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// connectErr 連線並回傳錯誤訊息；錯誤必須只有一行。
+//
+// connectErr connects and returns the error message, which must be one line.
+func connectErr(t *testing.T, f *Flags) string {
+	t.Helper()
+	_, err := Connect(context.Background(), f, io.Discard, io.Discard)
+	if err == nil {
+		t.Fatal("Connect succeeded; want an error")
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("error has several lines: %q", err)
+	}
+	return err.Error()
+}
+
+func wantContains(t *testing.T, msg string, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(msg, p) {
+			t.Errorf("error %q does not contain %q", msg, p)
+		}
+	}
+}
+
+// 沒有任何 kubeconfig：告訴使用者去哪裡找過，以及怎麼建立叢集。
+// No kubeconfig at all: say where we looked and how to get a cluster.
+func TestNoKubeconfig(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HOME", dir)
+	t.Setenv("KUBECONFIG", filepath.Join(dir, "missing"))
+	wantContains(t, connectErr(t, &Flags{}), "no kubeconfig found", "scripts/cluster-up.sh")
+}
+
+// 壞掉的 kubeconfig：指出是哪個檔案、哪裡壞了。
+// A broken kubeconfig: name the file and what is wrong with it.
+func TestBrokenKubeconfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "broken")
+	if err := os.WriteFile(path, []byte("{{{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, connectErr(t, &Flags{Kubeconfig: path}), "reading kubeconfig", path)
+}
+
+// 不存在的 context：直接說出名稱。
+// A context that does not exist: say its name.
+func TestUnknownContext(t *testing.T) {
+	path := writeKubeconfig(t, "https://127.0.0.1:1")
+	wantContains(t, connectErr(t, &Flags{Kubeconfig: path, Context: "nope"}), `context "nope" does not exist`)
+}
+
+// 沒有人在聽的埠：立刻失敗，寫出試過的伺服器與修正指令。
+// A port nobody listens on: fail at once, naming the server tried and the fix.
+func TestConnectionRefused(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := "https://" + l.Addr().String()
+	_ = l.Close()
+	msg := connectErr(t, &Flags{Kubeconfig: writeKubeconfig(t, server)})
+	wantContains(t, msg, "cannot reach the Kubernetes API server at "+server, "scripts/cluster-up.sh")
+}
+
+// 接受連線卻從不回答的伺服器：在 PreflightTimeout 之後放棄，而不是無限等待。
+// A server that accepts connections but never answers: give up after
+// PreflightTimeout instead of waiting forever.
+func TestServerNeverAnswers(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	start := time.Now()
+	msg := connectErr(t, &Flags{Kubeconfig: writeKubeconfig(t, "https://"+l.Addr().String())})
+	wantContains(t, msg, "cannot reach the Kubernetes API server")
+	if took := time.Since(start); took > PreflightTimeout+3*time.Second {
+		t.Errorf("gave up after %s; want about %s", took, PreflightTimeout)
+	}
+}
