@@ -17,6 +17,12 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files and README output blocks from what the programs print now")
 
+// Updating 回報這次測試是否帶著 -update（要改寫黃金檔與文件，而不是比對）。
+//
+// Updating reports whether the tests run with -update (rewrite golden files
+// and docs instead of comparing).
+func Updating() bool { return *update }
+
 // Check 比對 got 與 testdata/<name>.golden。
 //
 // Check compares got with testdata/<name>.golden.

@@ -1,0 +1,29 @@
+// bilingual 列出 step*/ 與 internal/ 裡只有一種語言的註解區塊與行尾註解；有問題時以 1 結束。
+//
+// bilingual lists comment blocks in step*/ and internal/ that speak one
+// language only, and end-of-line comments; it exits 1 when it finds any.
+//
+//	go run ./internal/cmd/bilingual
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/bilingual"
+)
+
+func main() {
+	problems, err := bilingual.CheckTree(".", os.ReadFile)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bilingual: %v\n", err)
+		os.Exit(1)
+	}
+	for _, p := range problems {
+		fmt.Println(p)
+	}
+	if len(problems) > 0 {
+		fmt.Fprintf(os.Stderr, "bilingual: %d comment block(s) need both zh-TW and English\n", len(problems))
+		os.Exit(1)
+	}
+}
