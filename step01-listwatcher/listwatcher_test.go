@@ -102,6 +102,23 @@ func TestWatchResumesWithoutLossOrRepeats(t *testing.T) {
 	testenv.WantOrder(t, got, want...)
 }
 
+// 故事：要求 bookmark 時，伺服器在 watch 逾時前兩秒送來一個 BOOKMARK：
+// 沒有物件變化，只有較新的 resourceVersion，下一次 watch 就從那裡開始。
+//
+// The story: with bookmarks requested, the server sends a BOOKMARK two
+// seconds before the watch times out: no object changed, only a newer
+// resourceVersion, where the next watch then starts.
+func TestBookmarks(t *testing.T) {
+	cs := testenv.Client(t)
+	ns := testenv.Namespace(t)
+	out, _ := startStep(t, ns, watchOptions{timeoutSeconds: 4, bookmarks: true})
+	out.WaitFor(t, "watching from there", 1)
+	testenv.CreatePod(t, cs, ns, "marked", nil)
+	out.WaitFor(t, "watch    BOOKMARK ", 1)
+	out.WaitFor(t, "watch closed", 1)
+	testenv.WantOrder(t, out.String(), "ADDED     "+ns+"/marked", "BOOKMARK", "-- watch closed")
+}
+
 // 故事：標籤選擇器交給伺服器過濾，List 與 Watch 都只看得到符合的 Pod。
 // （這一步還沒有選擇器旗標；這裡直接把選擇器放進 ListOptions，step02 再把它包成閉包。）
 //
