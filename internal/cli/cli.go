@@ -92,8 +92,11 @@ func Main(name string, f *Flags, run func(ctx context.Context, env *Env) error, 
 	}()
 
 	env, err := Connect(ctx, f, os.Stdout, os.Stderr)
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		fail(name, err)
+	}
+	if ctx.Err() != nil {
+		return
 	}
 	if err := run(ctx, env); err != nil && ctx.Err() == nil {
 		fail(name, err)
