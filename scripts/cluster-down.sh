@@ -43,7 +43,7 @@ down_local() {
   if ! wait_gone "${STATE_DIR}/"; then
     log "processes still running after ${STOP_TIMEOUT}s; sending SIGKILL"
     pkill -KILL -f -- "${STATE_DIR}/" || true
-    wait_gone "${STATE_DIR}/" || die "could not stop: $(pgrep -a -f -- "${STATE_DIR}/")"
+    wait_gone "${STATE_DIR}/" || die "could not stop processes $(pgrep -f -- "${STATE_DIR}/" | tr '\n' ' ')"
   fi
   if [[ -x "${STATE_DIR}/localcluster" ]]; then
     "${STATE_DIR}/localcluster" forget --name "${LOCAL_CONTEXT}"

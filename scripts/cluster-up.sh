@@ -85,12 +85,12 @@ up_local() {
 
   local started=${SECONDS}
   log "starting etcd and kube-apiserver (log: ${STATE_DIR}/localcluster.log)"
-  # setsid：叢集不屬於這個終端機的行程群組，關掉終端機也不會把它停掉；由 cluster-down.sh 負責停止。
-  # setsid: the cluster leaves this terminal's process group, so closing the terminal does not stop it; cluster-down.sh does.
+  # detach：叢集離開這個終端機，關掉終端機也不會把它停掉；由 cluster-down.sh 負責停止。
+  # detach: the cluster leaves this terminal, so closing the terminal does not stop it; cluster-down.sh does.
   # TMPDIR 指向狀態目錄：envtest 的暫存檔也放在那裡，cluster-down.sh 刪除狀態目錄時一併清掉，即使行程是被強制結束的。
   # TMPDIR points into the state directory: envtest's temporary files land there too, and cluster-down.sh removes them with it, even after a forced stop.
   mkdir -p "${STATE_DIR}/tmp"
-  TMPDIR="${STATE_DIR}/tmp" setsid "${STATE_DIR}/localcluster" serve --dir "${STATE_DIR}" --port "${LOCAL_PORT}" --name "${LOCAL_CONTEXT}" \
+  TMPDIR="${STATE_DIR}/tmp" detach "${STATE_DIR}/localcluster" serve --dir "${STATE_DIR}" --port "${LOCAL_PORT}" --name "${LOCAL_CONTEXT}" \
     >"${STATE_DIR}/localcluster.log" 2>&1 </dev/null &
   printf '%s\n' "$!" >"${STATE_DIR}/localcluster.pid"
 

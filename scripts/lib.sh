@@ -62,6 +62,18 @@ process_alive() {
   [[ -n "${pid}" ]] && kill -0 "${pid}" 2>/dev/null
 }
 
+# detach 以指令取代目前的（子）shell，並讓它離開這個終端機（有 setsid 就用，例如 Linux；否則用 nohup，例如 macOS）。
+# 以 `detach cmd &` 呼叫：exec 讓 $! 就是指令本身的 PID，而不是包著它的子 shell。
+# detach replaces the current (sub)shell with the command, detached from this terminal (setsid where it exists, as on Linux;
+# nohup otherwise, as on macOS). Call it as `detach cmd &`: exec makes $! the command's own PID, not a wrapping subshell's.
+detach() {
+  if command -v setsid >/dev/null 2>&1; then
+    exec setsid "$@"
+  else
+    exec nohup "$@"
+  fi
+}
+
 # seconds_since 印出從某個 SECONDS 值到現在經過的時間，例如 2m05s。 / seconds_since prints the time since a SECONDS value, such as 2m05s.
 seconds_since() {
   local s=$((SECONDS - $1))

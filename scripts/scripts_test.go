@@ -143,7 +143,13 @@ func TestLocalClusterUpAndDown(t *testing.T) {
 		t.Errorf("second cluster-up.sh took %s and said:\n%s", time.Since(start), out)
 	}
 
+	start = time.Now()
 	out = l.mustRun("cluster-down.sh")
+	// 乾淨的停止不必動用 SIGKILL：localcluster 收到 SIGTERM 就會停掉 kube-apiserver 與 etcd。
+	// A clean stop needs no SIGKILL: on SIGTERM localcluster stops kube-apiserver and etcd.
+	if strings.Contains(out, "SIGKILL") || time.Since(start) > 15*time.Second {
+		t.Errorf("cluster-down.sh took %s and said:\n%s", time.Since(start), out)
+	}
 	if ps := l.processes(); ps != "" {
 		t.Errorf("processes left after cluster-down.sh:\n%s", ps)
 	}

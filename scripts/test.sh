@@ -17,6 +17,19 @@ phase() {
   log "[$(seconds_since "${STARTED}")] $*"
 }
 
+# version_at_least 在版本 $1 不低於 $2 時成功（比較 major.minor.patch 的數字）。
+# version_at_least succeeds when version $1 is at least $2 (comparing major.minor.patch numbers).
+version_at_least() {
+  local IFS=.
+  # shellcheck disable=SC2206 # 刻意以 . 拆開版本號。 / Splitting the version on dots on purpose.
+  local a=(${1%%[!0-9.]*}) b=(${2%%[!0-9.]*}) i
+  for i in 0 1 2; do
+    ((${a[i]:-0} > ${b[i]:-0})) && return 0
+    ((${a[i]:-0} < ${b[i]:-0})) && return 1
+  done
+  return 0
+}
+
 # 1. 工具：Go 的版本要符合 go.mod；shellcheck 來自 Debian 套件，缺少時（以 root 身分）安裝。
 # 1. Tools: Go must match go.mod; shellcheck comes from Debian's packages and is installed (as root) when missing.
 ensure_tools() {
@@ -25,8 +38,7 @@ ensure_tools() {
   want="$(awk '$1 == "go" { print $2; exit }' "${REPO_ROOT}/go.mod")"
   have="$(go env GOVERSION)"
   have="${have#go}"
-  [[ "$(printf '%s\n%s\n' "${want}" "${have}" | sort -V | head -n 1)" == "${want}" ]] ||
-    die "go.mod needs Go ${want} or newer; this is Go ${have}"
+  version_at_least "${have}" "${want}" || die "go.mod needs Go ${want} or newer; this is Go ${have}"
   if ! command -v shellcheck >/dev/null 2>&1; then
     if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
       phase "installing shellcheck from Debian's packages"

@@ -34,6 +34,14 @@ cleanup() {
   fi
 }
 
+# indent 把每一行縮排四格，一行一行地寫出（不緩衝）。 / indent indents every line by four spaces, one line at a time (unbuffered).
+indent() {
+  local line
+  while IFS= read -r line; do
+    printf '    %s\n' "${line}"
+  done
+}
+
 header() {
   printf '\n==== %s ====\n' "$1"
 }
@@ -61,7 +69,7 @@ run_step() {
   "${WORK_DIR}/${name}" > >(tee -a "${log}") 2>&1 &
   STEP_PID=$!
   wait_for_line "${log}" '^-- .*watching from there' "its ready line (\"watching from there\")"
-  "${WORK_DIR}/scene" demo --pause "${SCENE_PAUSE}" | sed -u 's/^/    /'
+  "${WORK_DIR}/scene" demo --pause "${SCENE_PAUSE}" | indent
   wait_for_line "${log}" 'delete.*/demo( |$)' "the delete of pod demo"
   kill -INT "${STEP_PID}"
   if ! wait "${STEP_PID}"; then

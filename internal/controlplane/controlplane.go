@@ -78,9 +78,17 @@ func BinDir() (string, error) {
 	if dir := os.Getenv(BinDirEnv); dir != "" {
 		return dir, nil
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
+	// 與 scripts/lib.sh 相同的規則：$XDG_CACHE_HOME，否則 ~/.cache（macOS 上也一樣，
+	// 不用 os.UserCacheDir 的 ~/Library/Caches，兩邊才找得到同一個目錄）。
+	// The same rule as scripts/lib.sh: $XDG_CACHE_HOME, else ~/.cache (on
+	// macOS too, not os.UserCacheDir's ~/Library/Caches, so both sides agree).
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		cache = filepath.Join(home, ".cache")
 	}
 	key, err := CacheKey()
 	if err != nil {

@@ -13,10 +13,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -59,6 +61,19 @@ func run(m *testing.M) int {
 	if testing.Verbose() {
 		fmt.Fprintf(os.Stderr, "testenv: kube-apiserver ready at %s in %s\n", plane.URL(), time.Since(start).Round(time.Millisecond))
 	}
+	// etcd 與 kube-apiserver 在自己的行程群組裡，Ctrl-C 不會直接送到它們；
+	// 所以測試被中斷時由這裡把它們停掉，不留下任何行程。
+	// etcd and kube-apiserver run in process groups of their own, so Ctrl-C
+	// does not reach them; when the tests are interrupted, stop them here so
+	// nothing is left running.
+	interrupted := make(chan os.Signal, 1)
+	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-interrupted
+		fmt.Fprintln(os.Stderr, "testenv: interrupted; stopping the control plane")
+		_ = plane.Stop()
+		os.Exit(130)
+	}()
 	code := m.Run()
 	if err := plane.Stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: stopping the control plane: %v\n", err)
