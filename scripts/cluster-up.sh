@@ -47,7 +47,7 @@ up_kind() {
   command -v docker >/dev/null 2>&1 ||
     die "CLUSTER=kind needs Docker, and docker is not installed; use CLUSTER=local for the local control plane"
   docker info >/dev/null 2>&1 ||
-    die "CLUSTER=kind needs Docker, and the Docker daemon does not answer (is it running?); use CLUSTER=local for the local control plane"
+    die "CLUSTER=kind needs Docker, and the Docker daemon does not answer (is it running, and may this user use it?); use CLUSTER=local for the local control plane"
   if kind get clusters 2>/dev/null | grep -qx "${CLUSTER_NAME}"; then
     log "kind cluster '${CLUSTER_NAME}' is already up; making context ${KIND_CONTEXT} current"
     kind export kubeconfig --name "${CLUSTER_NAME}"
