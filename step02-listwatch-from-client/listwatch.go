@@ -25,6 +25,16 @@ import (
 // selector, use NewFilteredListWatchFromClient with an optionsModifier of our
 // own.
 func newPodListWatch(c cache.Getter, namespace string, fieldSelector fields.Selector, labelSelector labels.Selector) *cache.ListWatch {
+	// 從前與現在：原始文章的 ListWatch 只有 ListFunc/WatchFunc，閉包裡用 context.TODO()。
+	// 今天這兩個欄位已棄用；NewFilteredListWatchFromClient 另外填上 ListWithContextFunc/
+	// WatchFuncWithContext（使用呼叫端的 context，停止 reflector 就會取消請求），
+	// 舊欄位也照填，只為了讓直接呼叫它們的舊程式繼續能用。
+	// Then and now: the source article's ListWatch had only ListFunc/WatchFunc,
+	// with context.TODO() inside the closures. Today those fields are
+	// deprecated; NewFilteredListWatchFromClient also fills in
+	// ListWithContextFunc/WatchFuncWithContext (they use the caller's context,
+	// so stopping the reflector cancels the request), and still fills the old
+	// ones so older code that calls them directly keeps working.
 	if labelSelector.Empty() {
 		return cache.NewListWatchFromClient(c, "pods", namespace, fieldSelector)
 	}

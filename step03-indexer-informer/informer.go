@@ -197,20 +197,24 @@ func changes(old, new *corev1.Pod) string {
 	return strings.Join(c, "; ")
 }
 
-// showIndex 印出自訂索引目前的內容：每個 app 值對應哪些鍵。處理函式被呼叫時，
-// 快取已經更新，所以這裡看到的是變化之後的狀態。
+// showIndex 印出自訂索引目前的內容：對每個 app 值呼叫 ByIndex，列出那些 Pod 的鍵。
+// 處理函式被呼叫時，快取已經更新，所以這裡看到的是變化之後的狀態。
 //
-// showIndex prints the custom index as it is now: which keys each app value
-// holds. By the time a handler runs the cache is already updated, so this is
-// the state after the change.
+// showIndex prints the custom index as it is now: ByIndex for each app value,
+// listing those pods' keys. By the time a handler runs the cache is already
+// updated, so this is the state after the change.
 func showIndex(out io.Writer, indexer cache.Indexer) {
 	values := indexer.ListIndexFuncValues(byApp)
 	sort.Strings(values)
 	var parts []string
 	for _, v := range values {
-		keys, err := indexer.IndexKeys(byApp, v)
-		if err != nil || len(keys) == 0 {
+		pods, err := indexer.ByIndex(byApp, v)
+		if err != nil || len(pods) == 0 {
 			continue
+		}
+		keys := make([]string, 0, len(pods))
+		for _, obj := range pods {
+			keys = append(keys, show.Key(obj.(*corev1.Pod)))
 		}
 		sort.Strings(keys)
 		parts = append(parts, v+"=["+strings.Join(keys, " ")+"]")
