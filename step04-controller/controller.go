@@ -70,9 +70,14 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 	lw := cache.NewListWatchFromClient(client.CoreV1().RESTClient(), "pods", namespace, fields.Everything())
 	// 處理函式只做一件事：算出鍵、放進佇列。佇列裡每個鍵最多一份：還在等待的鍵再被加入，
 	// 會合併成一次同步；正在同步的鍵再被加入，會在這次同步結束後再同步一次。
+	// 比較 Len() 只是為了讓合併看得見：worker 同時在取鍵時，這個快照偶爾會差一個，
+	// 真正的控制器不該依賴它。
 	// Handlers do one thing: compute the key and queue it. The queue holds each
 	// key at most once: a key added again while it waits merges into one sync;
 	// one added while it is being synced is synced once more afterwards.
+	// Comparing Len() only makes the merging visible: with workers taking keys
+	// at the same time the snapshot can be off by one now and then, and a real
+	// controller must not rely on it.
 	enqueue := func(obj any) {
 		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 		if err != nil {
