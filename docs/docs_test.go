@@ -97,8 +97,8 @@ func TestCodeExcerpts(t *testing.T) {
 	}
 }
 
-// 文件裡的每段預期輸出，都等於對應步驟的黃金檔（由該步驟的測試對真正的 API server 產生）。
-// Every expected-output block in the docs equals the step's golden file (which
+// README 與文件裡的每段預期輸出，都等於對應步驟的黃金檔（由該步驟的測試對真正的 API server 產生）。
+// Every expected-output block in the READMEs and docs equals the step's golden file (which
 // the step's test produces against a real API server).
 func TestExpectedOutput(t *testing.T) {
 	n := 0

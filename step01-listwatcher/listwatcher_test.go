@@ -64,7 +64,6 @@ func TestDemo(t *testing.T) {
 		"watch    DELETED   default/demo",
 	)
 	golden.Check(t, "demo", show.StripVersions(got))
-	golden.CheckDocs(t, ".", "demo")
 }
 
 // 故事：伺服器每秒就結束一次 watch。每次重新 watch 都從最後看到的 resourceVersion

@@ -73,7 +73,6 @@ func TestDemo(t *testing.T) {
 		"-- index byApp: demo=[default/before]",
 	)
 	golden.Check(t, "demo", show.StripVersions(got))
-	golden.CheckDocs(t, ".", "demo")
 }
 
 // 故事：兩個 informer 看同一個 namespace，一個用原始文章的 NewIndexerInformer，

@@ -66,7 +66,6 @@ func TestDemo(t *testing.T) {
 
 	got := out.String()
 	golden.Check(t, "demo", show.StripVersions(got))
-	golden.CheckDocs(t, ".", "demo")
 }
 
 // 故事：失敗的鍵以指數退避重試：每次等待都是上一次的兩倍，到達上限就被丟棄。

@@ -48,7 +48,7 @@ func run(m *testing.M) int {
 	// client-go logs its retries while the API server restarts; keep test
 	// output quiet unless asked for with -v.
 	if !testing.Verbose() {
-		klog.SetOutput(discard{})
+		klog.SetOutput(io.Discard)
 		klog.LogToStderr(false)
 	}
 	start := time.Now()
@@ -83,10 +83,6 @@ func run(m *testing.M) int {
 	}
 	return code
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // Plane 回傳這個測試套件的控制平面；沒有經過 Main 就呼叫會讓測試失敗。
 //

@@ -68,6 +68,11 @@ func main() {
 		os.Exit(2)
 	}
 
+	if err := checkArgs(args); err != nil {
+		fmt.Fprintf(os.Stderr, "scene: %v\n", err)
+		os.Exit(2)
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	env, err := cli.Connect(ctx, &f, os.Stdout, os.Stderr)
@@ -80,19 +85,39 @@ func main() {
 	}
 }
 
+// commands 是每個指令接受的參數個數（max < 0 表示沒有上限）與用法。
+//
+// commands lists each command's argument count (max < 0: no limit) and usage.
+var commands = map[string]struct {
+	min, max int
+	form     string
+}{
+	"create":   {1, -1, "NAME [KEY=VALUE ...]"},
+	"label":    {2, 2, "NAME KEY=VALUE|KEY-"},
+	"annotate": {2, 2, "NAME KEY=VALUE|KEY-"},
+	"delete":   {1, 1, "NAME"},
+	"demo":     {0, 0, ""},
+}
+
+// checkArgs 在連線之前檢查指令與參數個數，錯誤的用法不會送出任何請求。
+//
+// checkArgs checks the command and its argument count before connecting, so
+// a wrong usage makes no request.
+func checkArgs(args []string) error {
+	c, ok := commands[args[0]]
+	if !ok {
+		return fmt.Errorf("unknown command %q (create, label, annotate, delete, demo)", args[0])
+	}
+	if n := len(args) - 1; n < c.min || (c.max >= 0 && n > c.max) {
+		return fmt.Errorf("usage: scene %s %s", args[0], c.form)
+	}
+	return nil
+}
+
 func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string, pause time.Duration) error {
 	cmd, args := args[0], args[1:]
-	need := func(n int, form string) error {
-		if len(args) < n || (form != "" && len(args) > n && cmd != "create") {
-			return fmt.Errorf("usage: scene %s %s", cmd, form)
-		}
-		return nil
-	}
 	switch cmd {
 	case "create":
-		if err := need(1, "NAME [KEY=VALUE ...]"); err != nil {
-			return err
-		}
 		labels := map[string]string{}
 		for _, kv := range args[1:] {
 			k, v, ok := strings.Cut(kv, "=")
@@ -106,9 +131,6 @@ func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string,
 		}
 		fmt.Printf("scene: created pod %s/%s (%s)\n", ns, args[0], show.Labels(labels))
 	case "label", "annotate":
-		if err := need(2, "NAME KEY=VALUE|KEY-"); err != nil {
-			return err
-		}
 		key, value, err := parseChange(args[1])
 		if err != nil {
 			return err
@@ -122,9 +144,6 @@ func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string,
 		}
 		fmt.Printf("scene: %s pod %s/%s %s\n", cmd, ns, args[0], args[1])
 	case "delete":
-		if err := need(1, "NAME"); err != nil {
-			return err
-		}
 		if err := scene.Delete(ctx, cs, ns, args[0]); err != nil {
 			return err
 		}
@@ -147,8 +166,6 @@ func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string,
 				return err
 			}
 		}
-	default:
-		return fmt.Errorf("unknown command %q (create, label, annotate, delete, demo)", cmd)
 	}
 	return nil
 }
