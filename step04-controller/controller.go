@@ -34,6 +34,15 @@ type options struct {
 	// baseDelay is the wait before the first retry; it doubles each time
 	// (5ms, 10ms, 20ms, …), as in client-go's default.
 	baseDelay time.Duration
+	// perObject 選擇舊的逐物件佇列（--fifo per-object），預設是 v0.37.2 的 atomic 佇列。
+	//
+	// perObject picks the old per-object queue (--fifo per-object); the
+	// default is v0.37.2's atomic queue.
+	perObject bool
+	// resync 是完整 resync 的週期；0 表示不做。
+	//
+	// resync is the full resync period; 0 means none.
+	resync time.Duration
 }
 
 // controller 是標準的控制器迴圈：處理函式只把鍵（namespace/name）放進工作佇列，
@@ -93,22 +102,29 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 		AddFunc:    enqueue,
 		UpdateFunc: func(_, newObj any) { enqueue(newObj) },
 		DeleteFunc: enqueue,
-	}, out)
+	}, opts.perObject, opts.resync, out)
 	return c
 }
 
-// run 啟動 informer，等它同步，再啟動 worker；ctx 結束時關閉佇列，等 worker 處理完手上的鍵才返回。
+// run 啟動 informer，等它同步，再啟動 worker。ctx 結束時關閉佇列：佇列不再收新的鍵，
+// 還在延遲中的重試被丟掉，但已經排隊的鍵 worker 仍會一一處理完；ShutDownWithDrain
+// 再等到沒有鍵正在處理，才讓 run 返回。
 //
-// run starts the informer, waits for it to sync, then starts the workers;
-// when ctx ends it shuts the queue down and returns once the workers have
-// finished the keys in hand.
+// run starts the informer, waits for it to sync, then starts the workers.
+// When ctx ends it shuts the queue down: the queue takes no new keys and drops
+// retries still waiting out their delay, but the workers still process every
+// key already queued; ShutDownWithDrain also waits until no key is being
+// processed before run returns.
 func (c *controller) run(ctx context.Context) {
 	go c.informer.RunWithContext(ctx)
-	if !cache.WaitForCacheSync(ctx.Done(), c.informer.HasSynced) {
+	// WaitFor 等 HasSyncedChecker 關閉它的通道，不必輪詢；空字串表示不寫進度記錄。
+	// WaitFor waits for the HasSyncedChecker's channel to close, with no
+	// polling; the empty name means no progress logging.
+	if !cache.WaitFor(ctx, "", c.informer.HasSyncedChecker()) {
 		c.queue.ShutDown()
 		return
 	}
-	show.Note(c.out, "informer synced; watching from there; starting %d worker(s)", c.opts.workers)
+	show.Note(c.out, "informer synced; starting %d worker(s)", c.opts.workers)
 	var wg sync.WaitGroup
 	for range c.opts.workers {
 		wg.Go(func() {
@@ -117,7 +133,7 @@ func (c *controller) run(ctx context.Context) {
 		})
 	}
 	<-ctx.Done()
-	show.Note(c.out, "shutting down: letting the workers finish what they hold")
+	show.Note(c.out, "shutting down: no new keys, delayed retries dropped, queued keys still synced")
 	c.queue.ShutDownWithDrain()
 	wg.Wait()
 	show.Note(c.out, "workers stopped")

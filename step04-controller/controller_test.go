@@ -34,38 +34,104 @@ func startStep(t *testing.T, ns string, opts options) *testenv.Output {
 
 // 故事：一個 Pod 已經存在；"demo" 被建立、加標籤，然後加上 informer-lab/fail=true：
 // 同步失敗、以加倍的延遲重試五次、放棄；拿掉註解之後，下一次變化帶來成功的同步。
-// 每一行先是 processLoop（fifo），再是 worker。
+// 每個變化依序出現三次：Reflector 推進佇列（queue）、processLoop 處理（fifo）、worker 同步。
+// 兩種佇列模式各有一個黃金檔。
 //
 // The story: one pod exists; "demo" is created, labelled, then annotated
 // informer-lab/fail=true: its sync fails, is retried five times with doubling
 // delays, and is given up; once the annotation is removed, the next change
-// brings a successful sync. Each change shows the processLoop (fifo) first,
-// then the worker.
+// brings a successful sync. Each change shows three times, in order: the
+// Reflector's push into the queue, the processLoop (fifo), the worker. Each
+// queue mode has a golden file.
 func TestDemo(t *testing.T) {
+	for _, mode := range []struct {
+		golden    string
+		perObject bool
+	}{{"demo", false}, {"demo-per-object", true}} {
+		t.Run(mode.golden, func(t *testing.T) {
+			cs := testenv.Client(t)
+			ns := "default"
+			testenv.CreatePod(t, cs, ns, "before", map[string]string{"app": "demo"})
+			t.Cleanup(func() { _ = scene.Delete(ctx, cs, ns, "before") })
+			opts := defaults
+			opts.perObject = mode.perObject
+			out := startStep(t, ns, opts)
+			out.WaitForLine(t, 1, "worker   sync      default/before ")
+			testenv.CreatePod(t, cs, ns, "demo", map[string]string{"app": "demo"})
+			t.Cleanup(func() { _ = scene.Delete(ctx, cs, ns, "demo") })
+			out.WaitForLine(t, 1, "worker   sync      default/demo ")
+			if _, err := scene.Label(ctx, cs, ns, "demo", "tier", scene.Value("web")); err != nil {
+				t.Fatal(err)
+			}
+			out.WaitForLine(t, 2, "worker   sync      default/demo ")
+			if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, scene.Value("true")); err != nil {
+				t.Fatal(err)
+			}
+			out.WaitFor(t, "giving up after 5 retries", 1)
+			if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, nil); err != nil {
+				t.Fatal(err)
+			}
+			out.WaitForLine(t, 3, "worker   sync      default/demo ")
+			golden.Check(t, mode.golden, show.StripVersions(out.String()))
+		})
+	}
+}
+
+// 故事：一開始就有兩個 Pod。預設模式下，Reflector 推進一個帶著兩個 Pod 的 ReplacedAll，
+// 處理時先換掉整個 Indexer，再呼叫兩次 OnAdd；舊模式下，佇列把它拆成兩個 Replaced，
+// 兩者成為一批，在一個交易裡寫進 Indexer。
+//
+// The story: two pods exist from the start. By default the Reflector pushes
+// one ReplacedAll carrying both, and processing replaces the whole Indexer
+// before calling OnAdd twice; in the old mode the queue splits it into two
+// Replaced deltas, which form one batch written to the Indexer in one
+// transaction.
+func TestInitialListOfTwoPods(t *testing.T) {
 	cs := testenv.Client(t)
-	ns := "default"
-	testenv.CreatePod(t, cs, ns, "before", map[string]string{"app": "demo"})
-	t.Cleanup(func() { _ = scene.Delete(ctx, cs, ns, "before") })
+	ns := testenv.Namespace(t)
+	testenv.CreatePod(t, cs, ns, "one", nil)
+	testenv.CreatePod(t, cs, ns, "two", nil)
 
 	out := startStep(t, ns, defaults)
-	out.WaitForLine(t, 1, "worker   sync      default/before ")
-	testenv.CreatePod(t, cs, ns, "demo", map[string]string{"app": "demo"})
-	out.WaitForLine(t, 1, "worker   sync      default/demo ")
-	if _, err := scene.Label(ctx, cs, ns, "demo", "tier", scene.Value("web")); err != nil {
-		t.Fatal(err)
-	}
-	out.WaitForLine(t, 2, "worker   sync      default/demo ")
-	if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, scene.Value("true")); err != nil {
-		t.Fatal(err)
-	}
-	out.WaitFor(t, "giving up after 5 retries", 1)
-	if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, nil); err != nil {
-		t.Fatal(err)
-	}
-	out.WaitForLine(t, 3, "worker   sync      default/demo ")
+	out.WaitFor(t, "informer synced", 1)
+	testenv.WantOrder(t, out.String(),
+		"queue    Replace   2 pods                   -> one ReplacedAll delta",
+		"-- fifo: ReplacedAll with 2 pods: indexer.Replace first",
+		"fifo     OnAdd     ", "new to the cache (initial list)",
+		"fifo     OnAdd     ", "new to the cache (initial list)",
+		"-- informer synced")
 
-	got := out.String()
-	golden.Check(t, "demo", show.StripVersions(got))
+	opts := defaults
+	opts.perObject = true
+	out = startStep(t, ns, opts)
+	out.WaitFor(t, "informer synced", 1)
+	testenv.WantOrder(t, out.String(),
+		"queue    Replace   2 pods                   -> one Replaced delta per pod",
+		"-- fifo: a batch of 2 changes: one indexer transaction, then the handlers",
+		"fifo     Replaced  ", "indexer.Add (in the batch), OnAdd (initial list)",
+		"fifo     Replaced  ", "indexer.Add (in the batch), OnAdd (initial list)",
+		"-- informer synced")
+}
+
+// 故事：--resync 讓 Reflector 定期推進一個 SyncAll；處理時對快取裡每個 Pod 呼叫 OnUpdate，
+// 控制器於是把每個鍵再同步一次。
+//
+// The story: --resync makes the Reflector push a SyncAll now and then;
+// processing calls OnUpdate for every pod in the cache, so the controller
+// syncs every key once more.
+func TestResyncIsOneSyncAll(t *testing.T) {
+	cs := testenv.Client(t)
+	ns := testenv.Namespace(t)
+	testenv.CreatePod(t, cs, ns, "a", nil)
+	opts := defaults
+	opts.resync = time.Second
+	out := startStep(t, ns, opts)
+	out.WaitForLine(t, 2, "worker   sync      "+ns+"/a ")
+	testenv.WantOrder(t, out.String(),
+		"queue    Resync    ", "-> one SyncAll delta",
+		"-- fifo: SyncAll: OnUpdate(obj, obj) for each of the 1 pod in the indexer",
+		"fifo     OnUpdate  "+ns+"/a ", "resync: old and new are the same object",
+		"worker   sync      "+ns+"/a ")
 }
 
 // 故事：失敗的鍵以指數退避重試：每次等待都是上一次的兩倍，到達上限就被丟棄。
@@ -78,7 +144,7 @@ func TestRetriesBackOffThenGiveUp(t *testing.T) {
 	opts := defaults
 	opts.maxRetries = 4
 	out := startStep(t, ns, opts)
-	out.WaitFor(t, "watching from there", 1)
+	out.WaitFor(t, "informer synced", 1)
 	testenv.CreatePod(t, cs, ns, "broken", nil)
 	if _, err := scene.Annotate(ctx, cs, ns, "broken", failAnnotation, scene.Value("true")); err != nil {
 		t.Fatal(err)
@@ -168,35 +234,59 @@ func TestKeysCoalesce(t *testing.T) {
 	}
 }
 
-// 故事：與步驟 03 相同的 API server 重啟。停機期間刪除的 Pod 以墓碑（Deleted）離開 FIFO，
+// 故事：與步驟 03 相同的 API server 重啟，兩種佇列各跑一次。停機期間刪除的 Pod 以墓碑離開：
+// 預設模式由處理 ReplacedAll 時跟 Indexer 比對得出，舊模式由佇列自己排入 Deleted。
 // worker 回報它已刪除；停機期間的新增與修改也都被同步。
 //
-// The story: the same API server restart as in step 03. The pod deleted during
-// the outage leaves the FIFO as a tombstone (Deleted) and the worker reports
-// it deleted; what was created and changed meanwhile is synced too.
+// The story: the same API server restart as in step 03, once per queue mode.
+// The pod deleted during the outage leaves as a tombstone: by default found
+// while processing the ReplacedAll against the Indexer, in the old mode queued
+// as a Deleted by the queue itself. The worker reports it deleted; what was
+// created and changed meanwhile is synced too.
 func TestSurvivesAPIServerRestart(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
-	testenv.CreatePod(t, cs, ns, "stays", map[string]string{"app": "x"})
-	testenv.CreatePod(t, cs, ns, "goes", nil)
-	out := startStep(t, ns, defaults)
-	out.WaitForLine(t, 1, "worker   sync      "+ns+"/goes ")
-	out.WaitForLine(t, 1, "worker   sync      "+ns+"/stays ")
+	for _, mode := range []struct {
+		name      string
+		perObject bool
+		tombstone []string
+	}{
+		{"atomic", false, []string{"fifo     OnDelete  ", "/goes ", "not in the new list (tombstone)"}},
+		{"per-object", true, []string{"fifo     Deleted   ", "/goes ", "(tombstone)"}},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			cs := testenv.Client(t)
+			ns := testenv.Namespace(t)
+			testenv.CreatePod(t, cs, ns, "stays", map[string]string{"app": "x"})
+			testenv.CreatePod(t, cs, ns, "goes", nil)
+			opts := defaults
+			opts.perObject = mode.perObject
+			out := startStep(t, ns, opts)
+			out.WaitForLine(t, 1, "worker   sync      "+ns+"/goes ")
+			out.WaitForLine(t, 1, "worker   sync      "+ns+"/stays ")
 
-	testenv.RestartAPIServer(t, func(other kubernetes.Interface) {
-		if err := scene.Delete(ctx, other, ns, "goes"); err != nil {
-			t.Fatal(err)
-		}
-		testenv.CreatePod(t, other, ns, "arrives", nil)
-		if _, err := scene.Label(ctx, other, ns, "stays", "app", scene.Value("y")); err != nil {
-			t.Fatal(err)
-		}
-	})
+			testenv.RestartAPIServer(t, func(other kubernetes.Interface) {
+				if err := scene.Delete(ctx, other, ns, "goes"); err != nil {
+					t.Fatal(err)
+				}
+				testenv.CreatePod(t, other, ns, "arrives", nil)
+				if _, err := scene.Label(ctx, other, ns, "stays", "app", scene.Value("y")); err != nil {
+					t.Fatal(err)
+				}
+			})
 
-	out.WaitForLine(t, 1, "fifo     Deleted   "+ns+"/goes ", "(tombstone)")
-	out.WaitForLine(t, 1, "worker   sync      "+ns+"/goes ", "gone from the cache")
-	out.WaitForLine(t, 1, "worker   sync      "+ns+"/arrives ")
-	out.WaitForLine(t, 1, "worker   sync      "+ns+"/stays ", "labels=app=y")
+			out.WaitForLine(t, 1, mode.tombstone...)
+			out.WaitForLine(t, 1, "worker   sync      "+ns+"/goes ", "gone from the cache")
+			out.WaitForLine(t, 1, "worker   sync      "+ns+"/arrives ")
+			out.WaitForLine(t, 1, "worker   sync      "+ns+"/stays ", "labels=app=y")
+			if mode.perObject {
+				return
+			}
+			// 重新 List 是一個 ReplacedAll，帶著重啟後存在的兩個 Pod。
+			// The relist is one ReplacedAll carrying the two pods that exist after the restart.
+			if n := out.Count("queue    Replace   2 pods ", "-> one ReplacedAll delta"); n != 2 {
+				t.Errorf("want two Replace pushes of 2 pods (list, relist), got %d:\n%s", n, out.String())
+			}
+		})
+	}
 }
 
 // 錯誤的旗標是一行錯誤；Ctrl-C 讓 worker 收尾，然後以 0 結束。
@@ -205,7 +295,8 @@ func TestSurvivesAPIServerRestart(t *testing.T) {
 func TestCommandLine(t *testing.T) {
 	bin := testenv.Build(t)
 	testenv.Fails(t, bin, "--workers must be at least 1", "--kubeconfig", "/nonexistent", "--workers", "0")
-	out := testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
+	testenv.Fails(t, bin, `--fifo must be atomic or per-object, not "delta"`, "--kubeconfig", "/nonexistent", "--fifo", "delta")
+	out := testenv.Interrupt(t, bin, "informer synced", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
 	if !strings.Contains(out, "-- workers stopped") {
 		t.Errorf("no clean worker shutdown after Ctrl-C:\n%s", out)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -10,103 +11,313 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 )
 
-// newInformer 親手組出步驟 03 裡 NewInformerWithOptions 替我們組好的東西：
+// newInformer 親手組出步驟 03 的 NewInformerWithOptions 在 v0.37.2 預設設定下組出的東西：
 //
-//	API server → ListerWatcher → Reflector → RealFIFO → processLoop → Process → Indexer + 處理函式
+//	API server → ListerWatcher → Reflector → RealFIFO → processLoop → Process / ProcessBatch → Indexer + handlers
 //
-// cache.New 只負責接線：它建立 Reflector，讓 Reflector 把 List 與 Watch 的結果
-// 推進佇列（Queue），再由 processLoop 一個一個 Pop 出來交給 Process。
+// cache.New 只把這份 Config 存起來；RunWithContext 才建立 Reflector、啟動它，
+// 再跑 processLoop，把佇列裡的項目交給 Process（一次一個）或 ProcessBatch（一批）。
+// perObject 為 true 時，組出的是 KUBE_FEATURE_AtomicFIFO=false 時的舊行為，方便對照舊文章。
 //
-// newInformer assembles by hand what NewInformerWithOptions assembled for us
-// in step 03:
+// newInformer assembles by hand what step 03's NewInformerWithOptions builds
+// with v0.37.2's default settings:
 //
-//	API server → ListerWatcher → Reflector → RealFIFO → processLoop → Process → Indexer + handlers
+//	API server → ListerWatcher → Reflector → RealFIFO → processLoop → Process / ProcessBatch → Indexer + handlers
 //
-// cache.New only wires it up: it creates the Reflector, which pushes what List
-// and Watch return into the Queue, and processLoop pops the entries one by one
-// and hands them to Process.
-func newInformer(lw cache.ListerWatcher, handler cache.ResourceEventHandler, out io.Writer) (cache.Indexer, cache.Controller) {
+// cache.New only stores this Config; RunWithContext creates the Reflector,
+// starts it, and runs processLoop, which hands what the queue holds to Process
+// (one item) or ProcessBatch (a batch). With perObject set it builds what
+// client-go builds with KUBE_FEATURE_AtomicFIFO=false, the behaviour older
+// articles describe.
+func newInformer(lw cache.ListerWatcher, handler cache.ResourceEventHandler, perObject bool, resync time.Duration, out io.Writer) (cache.Indexer, cache.Controller) {
 	indexer := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
+	p := &processor{indexer: indexer, handler: handler, out: out}
 
-	// 佇列是 RealFIFO：事件依到達的順序排隊，一個都不合併。舊文章（以及原始文章的年代）
-	// 描述的是 DeltaFIFO，它把同一個物件的變化累積成一串 Deltas；v0.37 的 informer 用的是 RealFIFO。
-	// KnownObjects 讓它在重新 List 時，能替消失的物件產生 Deleted（墓碑）。
-	// The queue is a RealFIFO: events queue in arrival order, none merged.
-	// Older material (and the source article's era) describes the DeltaFIFO,
-	// which accumulated one object's changes into a list of Deltas; v0.37
-	// informers run a RealFIFO. KnownObjects lets it emit a Deleted (a
-	// tombstone) for objects that vanished by the time of a relist.
-	fifo := cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{
-		KeyFunction:  cache.MetaNamespaceKeyFunc,
-		KnownObjects: indexer,
-	})
+	// 佇列是 RealFIFO：Reflector 推進來的每一筆都依到達順序排隊，不合併。預設（AtomicFIFO）下，
+	// 一次 List（或 WatchList 的初始事件）是「一個」ReplacedAll，resync 是一個 SyncAll，
+	// bookmark 是一個 Bookmark；消失的物件要等處理時跟 Indexer 比對才知道。
+	// 舊模式改給 KnownObjects：佇列自己跟 Indexer 比對，把 List 拆成每個物件一筆 Replaced，
+	// 並為消失的物件排入 Deleted（墓碑）。
+	// The queue is a RealFIFO: everything the Reflector pushes waits in arrival
+	// order, nothing merged. By default (AtomicFIFO) a list (or a WatchList's
+	// initial events) is ONE ReplacedAll, a resync one SyncAll, a bookmark one
+	// Bookmark; what vanished is found only when processing compares with the
+	// Indexer. The old mode gives the queue KnownObjects instead: the queue
+	// itself compares with the Indexer, splits a list into one Replaced per
+	// object and queues a Deleted (a tombstone) for each object that vanished.
+	fifoOpts := cache.RealFIFOOptions{
+		KeyFunction:           cache.MetaNamespaceKeyFunc,
+		AtomicEvents:          true,
+		UnlockWhileProcessing: true,
+		EmitDeltaTypeBookmark: true,
+	}
+	if perObject {
+		fifoOpts = cache.RealFIFOOptions{KeyFunction: cache.MetaNamespaceKeyFunc, KnownObjects: indexer}
+	}
+	queue := &showPushes{RealFIFO: cache.NewRealFIFOWithOptions(fifoOpts), out: out, atomic: !perObject}
 
 	cfg := &cache.Config{
-		Queue:         fifo,
-		ListerWatcher: lw,
-		ObjectType:    &corev1.Pod{},
-		// Process 是 processLoop 每 Pop 一次就呼叫一次的函式。
-		// Process is what processLoop calls for every Pop.
+		Queue:            queue,
+		ListerWatcher:    lw,
+		ObjectType:       &corev1.Pod{},
+		FullResyncPeriod: resync,
+		// processLoop 一次 Pop 一個項目時呼叫 Process。參數是 cache.Deltas（一串變化），
+		// 但 RealFIFO 每次只放一個進去：這個型別留自 DeltaFIFO，它會把同一個物件累積的變化一起交出。
+		// processLoop calls Process when it pops one item. Its argument is a
+		// cache.Deltas (a list of changes), but a RealFIFO always puts exactly
+		// one in it: the type is left over from the DeltaFIFO, which handed
+		// over all the changes one object had accumulated.
 		Process: func(obj any, isInInitialList bool) error {
 			for _, d := range obj.(cache.Deltas) {
-				if err := process(d, isInInitialList, indexer, handler, out); err != nil {
+				if err := p.one(d, isInInitialList); err != nil {
 					return err
 				}
 			}
 			return nil
 		},
+		// processLoop 呼叫 ProcessBatch 處理一批（最多 1000 個、每個鍵一次）逐物件的變化；
+		// 這是 InOrderInformersBatchProcess 的預設行為，兩種模式都一樣。
+		// processLoop calls ProcessBatch for a batch of per-object changes (up
+		// to 1000, each key once); that is InOrderInformersBatchProcess, on by
+		// default, in both modes.
+		ProcessBatch: p.batch,
 	}
 	return indexer, cache.New(cfg)
 }
 
-// process 處理一個變化（Delta）：先更新 Indexer，再呼叫處理函式——順序很重要，
-// 處理函式（以及之後的 worker）讀快取時，看到的必須已經是新的狀態。
-// 這就是 client-go 的 processDeltas 做的事，少了批次處理與記錄。
+// processor 把佇列交出來的變化套用到 Indexer，再呼叫處理函式：先更新快取、後通知，
+// 處理函式（以及之後的 worker）讀快取時，看到的至少是事件裡的狀態。
 //
-// process handles one change (a Delta): update the Indexer first, then call
-// the handler. The order matters: when the handler (and later a worker) reads
-// the cache, it must already hold the new state. This is what client-go's
-// processDeltas does, without the batching and logging.
-func process(d cache.Delta, isInInitialList bool, indexer cache.Indexer, handler cache.ResourceEventHandler, out io.Writer) error {
-	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(d.Object)
-	if err != nil {
-		return err
-	}
+// processor applies what the queue hands over to the Indexer, then calls the
+// handlers: cache first, notification second, so a handler (and later a
+// worker) reading the cache sees at least the state in the event.
+type processor struct {
+	indexer cache.Indexer
+	handler cache.ResourceEventHandler
+	out     io.Writer
+}
+
+// one 處理一個項目，對應 client-go 的 processDeltas。
+//
+// one processes a single item, as client-go's processDeltas does.
+func (p *processor) one(d cache.Delta, isInInitialList bool) error {
 	switch d.Type {
+	case cache.ReplacedAll:
+		return p.replaceAll(d.Object.(cache.ReplacedAllInfo), isInInitialList)
+	case cache.SyncAll:
+		pods := p.indexer.List()
+		show.Note(p.out, "fifo: SyncAll: OnUpdate(obj, obj) for each of the %s in the indexer", count(len(pods)))
+		for _, obj := range pods {
+			show.Line(p.out, "fifo", "OnUpdate", key(obj), "resync: old and new are the same object")
+			p.handler.OnUpdate(obj, obj)
+		}
+	case cache.Bookmark:
+		rv := d.Object.(cache.BookmarkInfo).ResourceVersion
+		p.indexer.Bookmark(rv)
+		show.Line(p.out, "fifo", "Bookmark", "", "indexer.Bookmark(resourceVersion="+rv+"), no handler call")
 	case cache.Deleted:
-		if err := indexer.Delete(d.Object); err != nil {
+		if err := p.indexer.Delete(d.Object); err != nil {
 			return err
 		}
-		detail := "indexer.Delete, OnDelete"
-		if _, ok := d.Object.(cache.DeletedFinalStateUnknown); ok {
-			detail += " (tombstone)"
-		}
-		show.Line(out, "fifo", string(d.Type), key, detail)
-		handler.OnDelete(d.Object)
+		show.Line(p.out, "fifo", string(d.Type), key(d.Object), "indexer.Delete, OnDelete"+tombstone(d.Object))
+		p.handler.OnDelete(d.Object)
 	case cache.Added, cache.Updated, cache.Replaced, cache.Sync:
-		old, exists, err := indexer.Get(d.Object)
+		old, exists, err := p.indexer.Get(d.Object)
 		if err != nil {
 			return err
 		}
 		if exists {
-			if err := indexer.Update(d.Object); err != nil {
+			if err := p.indexer.Update(d.Object); err != nil {
 				return err
 			}
-			show.Line(out, "fifo", string(d.Type), key, "indexer.Update, OnUpdate")
-			handler.OnUpdate(old, d.Object)
+			show.Line(p.out, "fifo", string(d.Type), key(d.Object), "indexer.Update, OnUpdate")
+			p.handler.OnUpdate(old, d.Object)
 			return nil
 		}
-		if err := indexer.Add(d.Object); err != nil {
+		if err := p.indexer.Add(d.Object); err != nil {
 			return err
 		}
-		detail := "indexer.Add, OnAdd"
-		if isInInitialList {
-			detail += " (initial list)"
-		}
-		show.Line(out, "fifo", string(d.Type), key, detail)
-		handler.OnAdd(d.Object, isInInitialList)
+		show.Line(p.out, "fifo", string(d.Type), key(d.Object), "indexer.Add, OnAdd"+initial(isInInitialList))
+		p.handler.OnAdd(d.Object, isInInitialList)
 	default:
 		return fmt.Errorf("unexpected delta type %q", d.Type)
 	}
 	return nil
+}
+
+// replaceAll 處理一次 List 或重新 List 的結果，對應 client-go 的 processReplacedAllInfo：
+// 先跟 Indexer 比對出消失的物件（墓碑，帶著快取裡最後的狀態）與每個物件的舊狀態，
+// 再一次換掉整個 Indexer，最後才呼叫處理函式：先所有刪除，再依清單順序新增或更新。
+// 所以第一個 OnAdd 執行時，快取裡已經是整份清單。
+//
+// replaceAll handles the result of a list or relist, as client-go's
+// processReplacedAllInfo does: compare with the Indexer to find what vanished
+// (tombstones carrying the last state in the cache) and each object's old
+// state; replace the whole Indexer at once; only then call the handlers, every
+// delete first, then adds or updates in list order. So when the first OnAdd
+// runs, the cache already holds the whole list.
+func (p *processor) replaceAll(info cache.ReplacedAllInfo, isInInitialList bool) error {
+	listed := make(map[string]bool, len(info.Objects))
+	olds := make([]any, len(info.Objects))
+	for i, obj := range info.Objects {
+		listed[key(obj)] = true
+		if old, exists, err := p.indexer.Get(obj); err == nil && exists {
+			olds[i] = old
+		}
+	}
+	var gone []cache.DeletedFinalStateUnknown
+	for _, k := range p.indexer.ListKeys() {
+		if !listed[k] {
+			last, _, _ := p.indexer.GetByKey(k)
+			gone = append(gone, cache.DeletedFinalStateUnknown{Key: k, Obj: last})
+		}
+	}
+
+	if err := p.indexer.Replace(info.Objects, info.ResourceVersion); err != nil {
+		return err
+	}
+	show.Note(p.out, "fifo: ReplacedAll with %s: indexer.Replace first, then one handler call per pod", count(len(info.Objects)))
+	for _, t := range gone {
+		show.Line(p.out, "fifo", "OnDelete", t.Key, "not in the new list"+tombstone(t))
+		p.handler.OnDelete(t)
+	}
+	for i, obj := range info.Objects {
+		if olds[i] != nil {
+			show.Line(p.out, "fifo", "OnUpdate", key(obj), "already in the cache before this list")
+			p.handler.OnUpdate(olds[i], obj)
+			continue
+		}
+		show.Line(p.out, "fifo", "OnAdd", key(obj), "new to the cache"+initial(isInInitialList))
+		p.handler.OnAdd(obj, isInInitialList)
+	}
+	return nil
+}
+
+// batch 處理一批逐物件的變化，對應 client-go 的 processDeltasInBatch：
+// 先在一個 Indexer 交易（Transaction）裡套用全部，再依序呼叫處理函式。
+//
+// batch processes a batch of per-object changes, as client-go's
+// processDeltasInBatch does: apply them all in one Indexer Transaction, then
+// call the handlers in order.
+func (p *processor) batch(deltas []cache.Delta, isInInitialList bool) error {
+	txns := make([]cache.Transaction, 0, len(deltas))
+	calls := make([]func(), 0, len(deltas))
+	for _, d := range deltas {
+		obj, k := d.Object, key(d.Object)
+		switch d.Type {
+		case cache.Deleted:
+			txns = append(txns, cache.Transaction{Type: cache.TransactionTypeDelete, Object: obj})
+			calls = append(calls, func() {
+				show.Line(p.out, "fifo", string(d.Type), k, "indexer.Delete (in the batch), OnDelete"+tombstone(obj))
+				p.handler.OnDelete(obj)
+			})
+		case cache.Added, cache.Updated, cache.Replaced, cache.Sync:
+			if old, exists, err := p.indexer.Get(obj); err == nil && exists {
+				txns = append(txns, cache.Transaction{Type: cache.TransactionTypeUpdate, Object: obj})
+				calls = append(calls, func() {
+					show.Line(p.out, "fifo", string(d.Type), k, "indexer.Update (in the batch), OnUpdate")
+					p.handler.OnUpdate(old, obj)
+				})
+				continue
+			}
+			txns = append(txns, cache.Transaction{Type: cache.TransactionTypeAdd, Object: obj})
+			calls = append(calls, func() {
+				show.Line(p.out, "fifo", string(d.Type), k, "indexer.Add (in the batch), OnAdd"+initial(isInInitialList))
+				p.handler.OnAdd(obj, isInInitialList)
+			})
+		default:
+			return fmt.Errorf("delta type %q cannot be batched", d.Type)
+		}
+	}
+	show.Note(p.out, "fifo: a batch of %d changes: one indexer transaction, then the handlers", len(deltas))
+	if err := p.indexer.(cache.TransactionStore).Transaction(txns...); err != nil {
+		return err
+	}
+	for _, call := range calls {
+		call()
+	}
+	return nil
+}
+
+// showPushes 包住 RealFIFO，印出 Reflector 推進佇列的每一筆，以及它在佇列裡變成什麼，
+// 然後照原樣轉交。其他方法（Pop、PopBatch、HasSynced…）直接用 RealFIFO 的。
+//
+// showPushes wraps the RealFIFO, prints everything the Reflector pushes into
+// the queue and what it becomes there, then passes it on unchanged. The other
+// methods (Pop, PopBatch, HasSynced, …) are the RealFIFO's own.
+type showPushes struct {
+	*cache.RealFIFO
+	out    io.Writer
+	atomic bool
+}
+
+func (q *showPushes) Add(obj any) error {
+	show.Line(q.out, "queue", "Add", key(obj), "-> one Added delta")
+	return q.RealFIFO.Add(obj)
+}
+
+func (q *showPushes) Update(obj any) error {
+	show.Line(q.out, "queue", "Update", key(obj), "-> one Updated delta")
+	return q.RealFIFO.Update(obj)
+}
+
+func (q *showPushes) Delete(obj any) error {
+	show.Line(q.out, "queue", "Delete", key(obj), "-> one Deleted delta")
+	return q.RealFIFO.Delete(obj)
+}
+
+func (q *showPushes) Replace(objs []any, rv string) error {
+	becomes := "-> one ReplacedAll delta, resourceVersion=" + rv
+	if !q.atomic {
+		becomes = "-> one Replaced delta per pod, and a Deleted tombstone per cached pod not listed"
+	}
+	show.Line(q.out, "queue", "Replace", count(len(objs)), becomes)
+	return q.RealFIFO.Replace(objs, rv)
+}
+
+func (q *showPushes) Resync() error {
+	becomes := "-> one SyncAll delta"
+	if !q.atomic {
+		becomes = "-> one Sync delta per pod in the indexer"
+	}
+	show.Line(q.out, "queue", "Resync", "", becomes)
+	return q.RealFIFO.Resync()
+}
+
+func (q *showPushes) Bookmark(rv string) error {
+	becomes := "-> one Bookmark delta"
+	if !q.atomic {
+		becomes = "-> nothing: Bookmark deltas need atomic events"
+	}
+	show.Line(q.out, "queue", "Bookmark", "", "resourceVersion="+rv+" "+becomes)
+	return q.RealFIFO.Bookmark(rv)
+}
+
+func key(obj any) string {
+	k, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return fmt.Sprintf("<%v>", err)
+	}
+	return k
+}
+
+func count(n int) string {
+	if n == 1 {
+		return "1 pod"
+	}
+	return fmt.Sprintf("%d pods", n)
+}
+
+func initial(isInInitialList bool) string {
+	if isInInitialList {
+		return " (initial list)"
+	}
+	return ""
+}
+
+func tombstone(obj any) string {
+	if _, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return " (tombstone)"
+	}
+	return ""
 }

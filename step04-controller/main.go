@@ -5,7 +5,7 @@
 // → RealFIFO → processLoop), then puts the canonical workqueue controller on
 // top.
 //
-//	go run ./step04-controller [-n NAMESPACE] [--workers 1] [--max-retries 5] [--base-delay 5ms]
+//	go run ./step04-controller [-n NAMESPACE] [--fifo atomic|per-object] [--resync 0] [--workers 1] [--max-retries 5] [--base-delay 5ms]
 //	scripts/scene.sh annotate demo informer-lab/fail=true    (make demo's sync fail)
 package main
 
@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"time"
 
@@ -29,7 +30,18 @@ func main() {
 	flag.IntVar(&opts.workers, "workers", 1, "how many workers sync keys in parallel")
 	flag.IntVar(&opts.maxRetries, "max-retries", 5, "retries of a failing key before it is dropped")
 	flag.DurationVar(&opts.baseDelay, "base-delay", 5*time.Millisecond, "wait before the first retry; it doubles each time (try 1s to follow along)")
+	fifo := flag.String("fifo", "atomic", "the informer's queue: atomic (v0.37.2's default: a list is one ReplacedAll) or per-object (KUBE_FEATURE_AtomicFIFO=false, as older articles show)")
+	flag.DurationVar(&opts.resync, "resync", 0, "full resync period (0: none); each resync is one SyncAll")
 	check := func() error {
+		switch *fifo {
+		case "atomic", "per-object":
+			opts.perObject = *fifo == "per-object"
+		default:
+			return fmt.Errorf("--fifo must be atomic or per-object, not %q", *fifo)
+		}
+		if opts.resync < 0 {
+			return errors.New("--resync must not be negative")
+		}
 		if opts.workers < 1 || opts.maxRetries < 0 || opts.baseDelay <= 0 {
 			return errors.New("--workers must be at least 1, --max-retries at least 0, --base-delay positive")
 		}
@@ -45,7 +57,11 @@ func main() {
 //
 // run builds and runs the controller until ctx ends.
 func run(ctx context.Context, client kubernetes.Interface, namespace string, opts options, out io.Writer) error {
-	show.Note(out, "controller for pods in namespace %q: Reflector -> RealFIFO -> processLoop -> Indexer + handlers -> workqueue -> workers (Ctrl-C to stop)", namespace)
+	queue := "RealFIFO (atomic events, batches)"
+	if opts.perObject {
+		queue = "RealFIFO (per-object deltas, batches)"
+	}
+	show.Note(out, "controller for pods in namespace %q: Reflector -> %s -> processLoop -> Indexer + handlers -> workqueue -> workers (Ctrl-C to stop)", namespace, queue)
 	newController(client, namespace, opts, out).run(ctx)
 	return nil
 }

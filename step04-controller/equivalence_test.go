@@ -1,0 +1,226 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
+)
+
+// recorder 記下每一次處理函式呼叫，連同呼叫當下快取裡有幾個物件：
+// 這樣不只比對「呼叫了什麼」，也比對「快取在呼叫之前還是之後更新」。
+//
+// recorder writes down every handler call together with how many objects the
+// cache held at that moment: so the comparison covers not only which calls
+// were made but also whether the cache was updated before or after them.
+type recorder struct {
+	mu    sync.Mutex
+	store cache.Store
+	calls []string
+}
+
+func (r *recorder) add(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, fmt.Sprintf(format, args...)+fmt.Sprintf(" cache=%d", len(r.store.ListKeys())))
+}
+
+func (r *recorder) OnAdd(obj any, isInInitialList bool) {
+	r.add("OnAdd %s initial=%v", key(obj), isInInitialList)
+}
+
+func (r *recorder) OnUpdate(oldObj, newObj any) {
+	o, n := oldObj.(*corev1.Pod), newObj.(*corev1.Pod)
+	r.add("OnUpdate %s sameRV=%v labels=%v", key(n), o.ResourceVersion == n.ResourceVersion, n.Labels)
+}
+
+func (r *recorder) OnDelete(obj any) {
+	_, isTombstone := obj.(cache.DeletedFinalStateUnknown)
+	r.add("OnDelete %s tombstone=%v", key(obj), isTombstone)
+}
+
+// since 回傳第 from 個之後的呼叫。
+//
+// since returns the calls after the first from.
+func (r *recorder) since(from int) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.calls[from:])
+}
+
+func (r *recorder) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.calls)
+}
+
+// pair 是同一個 namespace 上的兩個 informer：步驟 04 親手組的，以及 client-go 的 NewInformerWithOptions。
+//
+// pair is two informers on one namespace: step 04's hand-built one and
+// client-go's NewInformerWithOptions.
+type pair struct{ ours, theirs *recorder }
+
+func startPair(t *testing.T, cs kubernetes.Interface, ns string, resync time.Duration) pair {
+	t.Helper()
+	lw := func() cache.ListerWatcher {
+		return cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "pods", ns, fields.Everything())
+	}
+	p := pair{ours: &recorder{}, theirs: &recorder{}}
+	var out testenv.Output
+	indexer, ours := newInformer(lw(), p.ours, false, resync, &out)
+	p.ours.store = indexer
+	store, theirs := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: lw(),
+		ObjectType:    &corev1.Pod{},
+		Handler:       p.theirs,
+		ResyncPeriod:  resync,
+	})
+	p.theirs.store = store
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go ours.Run(stop)
+	go theirs.Run(stop)
+	if !cache.WaitForCacheSync(stop, ours.HasSynced, theirs.HasSynced) {
+		t.Fatal("the informers did not sync")
+	}
+	return p
+}
+
+// wait 等到兩邊各有 n 個新的呼叫（從 from 算起），回傳兩邊的這些呼叫。
+//
+// wait waits until each side has n calls after from, and returns them.
+func (p pair) wait(t *testing.T, from, n int) (ours, theirs []string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for p.ours.len() < from+n || p.theirs.len() < from+n {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %d handler calls\nstep 04:  %q\nclient-go: %q", n, p.ours.since(from), p.theirs.since(from))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return p.ours.since(from)[:n], p.theirs.since(from)[:n]
+}
+
+// same 比對一段呼叫。一次 List 或 resync 裡的物件順序來自各自的 Reflector（map 的順序），
+// 所以那一段比對的是集合，外加 client-go 的規則：所有 OnDelete 都在 OnAdd 與 OnUpdate 之前。
+//
+// same compares one stretch of calls. Within one list or resync the order of
+// objects comes from each side's own Reflector (map order), so such a stretch
+// is compared as a set, plus client-go's rule that every OnDelete comes before
+// any OnAdd or OnUpdate.
+func same(t *testing.T, what string, ours, theirs []string, asSet bool) {
+	t.Helper()
+	if asSet {
+		for _, side := range [][]string{ours, theirs} {
+			seenOther := false
+			for _, c := range side {
+				if strings.HasPrefix(c, "OnDelete") && seenOther {
+					t.Errorf("%s: an OnDelete after an add or update: %q", what, side)
+				}
+				seenOther = seenOther || !strings.HasPrefix(c, "OnDelete")
+			}
+		}
+		ours, theirs = slices.Sorted(slices.Values(ours)), slices.Sorted(slices.Values(theirs))
+	}
+	if !slices.Equal(ours, theirs) {
+		t.Errorf("%s: handler calls differ\nstep 04:   %q\nclient-go: %q", what, ours, theirs)
+	}
+}
+
+// 故事：步驟 04 的預設管線與 client-go 的 NewInformerWithOptions 對同樣的變化，
+// 做出同樣的處理函式呼叫、同樣的順序、呼叫當下快取裡一樣多的物件：
+// 一開始有三個 Pod 的初始 List、即時的新增／修改／刪除，以及 API server 重啟後的重新 List，
+// 重啟期間有一個 Pod 被刪除（墓碑）、一個被新增、一個被修改。
+//
+// The story: step 04's default pipeline and client-go's NewInformerWithOptions
+// make the same handler calls, in the same order, with as many objects in the
+// cache at each call, for the same changes: an initial list of three pods,
+// live add / update / delete, and the relist after an API server restart
+// during which one pod was deleted (a tombstone), one created and one changed.
+func TestSameHandlerCallsAsNewInformerWithOptions(t *testing.T) {
+	cs := testenv.Client(t)
+	ns := testenv.Namespace(t)
+	for _, n := range []string{"a", "b", "c"} {
+		testenv.CreatePod(t, cs, ns, n, map[string]string{"app": "x"})
+	}
+	p := startPair(t, cs, ns, 0)
+	ours, theirs := p.wait(t, 0, 3)
+	same(t, "initial list", ours, theirs, true)
+	if want := "OnAdd " + ns + "/a initial=true cache=3"; !slices.Contains(ours, want) {
+		t.Errorf("initial list: want %q (the whole list is in the cache before the first OnAdd), got %q", want, ours)
+	}
+	done := 3
+
+	step := func(what string, n int, change func()) {
+		t.Helper()
+		change()
+		ours, theirs := p.wait(t, done, n)
+		same(t, what, ours, theirs, false)
+		done += n
+	}
+	step("live add", 1, func() { testenv.CreatePod(t, cs, ns, "d", nil) })
+	step("live update", 1, func() {
+		if _, err := scene.Label(ctx, cs, ns, "d", "tier", scene.Value("web")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// 刪除 Pod 是兩個事件：先設定 deletionTimestamp（修改），再真正刪除。
+	// Deleting a pod is two events: deletionTimestamp set (an update), then the delete.
+	step("live delete", 2, func() {
+		if err := scene.Delete(ctx, cs, ns, "d"); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	testenv.RestartAPIServer(t, func(other kubernetes.Interface) {
+		if err := scene.Delete(ctx, other, ns, "b"); err != nil {
+			t.Fatal(err)
+		}
+		testenv.CreatePod(t, other, ns, "e", nil)
+		if _, err := scene.Label(ctx, other, ns, "a", "app", scene.Value("y")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// 重新 List：b 的墓碑，a 與 c 的 OnUpdate（c 沒變，resourceVersion 相同），e 的 OnAdd。
+	// The relist: b's tombstone, OnUpdate for a and c (c unchanged, same resourceVersion), OnAdd for e.
+	ours, theirs = p.wait(t, done, 4)
+	same(t, "relist after the restart", ours, theirs, true)
+	for _, want := range []string{
+		"OnDelete " + ns + "/b tombstone=true cache=3",
+		"OnUpdate " + ns + "/c sameRV=true labels=map[app:x] cache=3",
+		"OnAdd " + ns + "/e initial=false cache=3",
+	} {
+		if !slices.Contains(ours, want) {
+			t.Errorf("relist: want %q, got %q", want, ours)
+		}
+	}
+}
+
+// 故事：resync 時，兩邊都對快取裡的每個 Pod 呼叫一次 OnUpdate(obj, obj)。
+//
+// The story: on a resync both sides call OnUpdate(obj, obj) once for each pod
+// in the cache.
+func TestSameResyncAsNewInformerWithOptions(t *testing.T) {
+	cs := testenv.Client(t)
+	ns := testenv.Namespace(t)
+	for _, n := range []string{"a", "b"} {
+		testenv.CreatePod(t, cs, ns, n, nil)
+	}
+	p := startPair(t, cs, ns, time.Second)
+	p.wait(t, 0, 2)
+	ours, theirs := p.wait(t, 2, 2)
+	same(t, "resync", ours, theirs, true)
+	if want := "OnUpdate " + ns + "/a sameRV=true labels=map[] cache=2"; !slices.Contains(ours, want) {
+		t.Errorf("resync: want %q, got %q", want, ours)
+	}
+}
