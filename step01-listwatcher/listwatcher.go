@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -57,19 +60,24 @@ func (lw *podListWatcher) WatchWithContext(ctx context.Context, opts metav1.List
 }
 
 // List 是舊介面 cache.Lister 的方法，已棄用：沒有 context，呼叫端無法取消請求。
-// 這裡保留它，只為了對照舊文章；client-go 自己會優先呼叫 ListWithContext。
+// 但它還不能拿掉：v0.37 的每個建構函式（NewReflectorWithOptions、cache.Config、
+// InformerOptions、NewSharedInformer）收的都還是 cache.ListerWatcher，收下之後才用
+// ToListerWatcherWithContext 轉換；有 ListWithContext 時，client-go 呼叫的是它。
 //
 // List is the old cache.Lister method, now deprecated: with no context the
-// caller cannot cancel the request. It stays here only to match older
-// articles; client-go itself prefers ListWithContext.
+// caller cannot cancel the request. It cannot go yet: every v0.37
+// constructor (NewReflectorWithOptions, cache.Config, InformerOptions,
+// NewSharedInformer) still takes a cache.ListerWatcher and converts it with
+// ToListerWatcherWithContext afterwards; where ListWithContext exists,
+// client-go calls that.
 func (lw *podListWatcher) List(opts metav1.ListOptions) (runtime.Object, error) {
 	return lw.ListWithContext(context.Background(), opts)
 }
 
-// Watch 是舊介面 cache.Watcher 的方法，已棄用，原因同 List。
+// Watch 是舊介面 cache.Watcher 的方法，已棄用，原因與仍然需要它的理由都同 List。
 //
-// Watch is the old cache.Watcher method, deprecated for the same reason as
-// List.
+// Watch is the old cache.Watcher method, deprecated and still required for
+// the same reasons as List.
 func (lw *podListWatcher) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 	return lw.WatchWithContext(context.Background(), opts)
 }
@@ -100,33 +108,47 @@ func run(ctx context.Context, client kubernetes.Interface, namespace string, opt
 	return listAndWatch(ctx, lw, opts, out)
 }
 
-// listAndWatch 親手做一次 reflector（反射器）的工作：先 List，再從清單的
-// resourceVersion 開始 Watch。watch 結束就從最後看到的版本接著 watch；
-// 伺服器回 410 Gone（版本太舊，已被壓縮掉）就重新 List。
+// listAndWatch 親手做一次 Reflector 的工作：先 List，再從清單的 resourceVersion 開始 Watch。
+// watch 結束（逾時或連線中斷）就從最後看到的版本接著 watch；伺服器回 410 Gone
+// （這個版本比它還留著的歷史更舊）就立刻重新 List。連不上 API server 時每秒重試一次，
+// 最多 giveUpAfter。真正的 Reflector 做得更細：退避、先用最後的版本重新 List，見步驟 02。
 //
-// listAndWatch does a reflector's job by hand: List, then Watch from the
-// list's resourceVersion. When a watch ends, watch again from the last
-// version seen; when the server answers 410 Gone (the version is too old and
-// was compacted away), List again.
+// listAndWatch does a Reflector's job by hand: List, then Watch from the
+// list's resourceVersion. When a watch ends (its timeout, or a broken
+// connection), watch again from the last version seen; when the server answers
+// 410 Gone (the version is older than the history it still keeps), list again
+// at once. While the API server cannot be reached, retry every second, for at
+// most giveUpAfter. The real Reflector is subtler: it backs off and relists at
+// the last version first; see step 02.
 func listAndWatch(ctx context.Context, lw cache.ListerWatcherWithContext, opts watchOptions, out io.Writer) error {
 	for {
-		rv, err := list(ctx, lw, out)
-		if err != nil {
+		var rv string
+		err := retryUnreachable(ctx, out, func() (err error) {
+			rv, err = list(ctx, lw, out)
+			return err
+		})
+		if err != nil || ctx.Err() != nil {
 			return err
 		}
-		// 先 List 再 Watch：watch 必須從清單的 resourceVersion 開始，否則兩者之間的變化會漏掉；
-		// 若從「現在」開始 watch，那段空檔裡新增或刪除的 Pod 永遠不會出現。
-		// List, then Watch: the watch must start at the list's resourceVersion,
-		// or whatever changed in between is lost; a watch from "now" would
-		// never show the pods added or deleted in that gap.
+		// 先 List 再 Watch：watch 從清單的 resourceVersion 開始，兩者之間的變化一個都不漏。
+		// 若不給版本，伺服器會先把現有的每個 Pod 當成 ADDED 再送一次，而清單裡有、
+		// 在空檔中被刪掉的 Pod 永遠等不到 DELETED。
+		// List, then Watch: starting at the list's resourceVersion, nothing that
+		// changed in between is lost. Without a version the server would first
+		// send every existing pod again as ADDED, and a pod that was in the list
+		// and deleted in the gap would never get its DELETED.
 		show.Note(out, "list returned resourceVersion=%s; watching from there", rv)
 		for {
-			rv, err = watchFrom(ctx, lw, rv, opts, out)
+			from := rv
+			err = retryUnreachable(ctx, out, func() (err error) {
+				rv, err = watchFrom(ctx, lw, from, opts, out)
+				return err
+			})
 			if ctx.Err() != nil {
 				return nil
 			}
 			if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
-				show.Note(out, "410 Gone: resourceVersion=%s is too old; listing again", rv)
+				show.Note(out, "watch from resourceVersion=%s: 410 Gone (%v); listing again", from, err)
 				break
 			}
 			if err != nil {
@@ -135,6 +157,53 @@ func listAndWatch(ctx context.Context, lw cache.ListerWatcherWithContext, opts w
 			show.Note(out, "watch closed at resourceVersion=%s; watching again from there", rv)
 		}
 	}
+}
+
+// giveUpAfter 是連不上 API server 時重試的上限（測試會把它改短）。
+//
+// giveUpAfter bounds the retries while the API server cannot be reached (the
+// tests shorten it).
+var giveUpAfter = 30 * time.Second
+
+// retryUnreachable 執行 call；失敗的原因若不是 API server 的回應（連線被拒、連線中斷），
+// 就每秒重試一次，最多 giveUpAfter，之後以一行說明結束。API server 回應的錯誤（例如 410）照原樣傳回。
+//
+// retryUnreachable runs call; when it fails for a reason other than an answer
+// from the API server (connection refused, connection broken), it retries
+// every second for at most giveUpAfter, then ends with one line that says so.
+// Errors the API server answered with (such as a 410) are returned as they are.
+func retryUnreachable(ctx context.Context, out io.Writer, call func() error) error {
+	deadline := time.Now().Add(giveUpAfter)
+	for {
+		err := call()
+		var status apierrors.APIStatus
+		if err == nil || errors.As(err, &status) || ctx.Err() != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the API server went away (%v); bring the cluster back with scripts/cluster-up.sh", err)
+		}
+		show.Note(out, "API server unreachable (%s); retrying in 1s", reason(err))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// reason 只留下錯誤最後一段（例如 connect: connection refused），讓重試的那一行保持簡短。
+//
+// reason keeps only the last part of an error (such as connect: connection
+// refused), so the retry line stays short.
+func reason(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 && i+2 < len(s) {
+		if j := strings.LastIndex(s[:i], ": "); j >= 0 {
+			return s[j+2:]
+		}
+	}
+	return s
 }
 
 // list 印出初始清單裡的每個 Pod，回傳清單的 resourceVersion。

@@ -5,12 +5,14 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
@@ -127,32 +129,132 @@ func TestBookmarks(t *testing.T) {
 func TestSelectorIsServerSide(t *testing.T) {
 	cs := testenv.Client(t)
 	ns := testenv.Namespace(t)
-	pods, err := (&podListWatcher{client: cs, namespace: ns}).ListWithContext(ctx, metav1.ListOptions{LabelSelector: "app=demo"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(pods.(*corev1.PodList).Items); n != 0 {
-		t.Fatalf("empty namespace listed %d pods", n)
-	}
+	lw := &podListWatcher{client: cs, namespace: ns}
 	for name, app := range map[string]string{"keep": "demo", "skip": "other"} {
 		testenv.CreatePod(t, cs, ns, name, map[string]string{"app": app})
 	}
-	pods, err = (&podListWatcher{client: cs, namespace: ns}).ListWithContext(ctx, metav1.ListOptions{LabelSelector: "app=demo"})
+	pods, err := lw.ListWithContext(ctx, metav1.ListOptions{LabelSelector: "app=demo"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	items := pods.(*corev1.PodList).Items
-	if len(items) != 1 || items[0].Name != "keep" {
-		t.Fatalf("List with app=demo returned %v; want only keep", items)
+	list := pods.(*corev1.PodList)
+	if len(list.Items) != 1 || list.Items[0].Name != "keep" {
+		t.Fatalf("List with app=demo returned %v; want only keep", list.Items)
+	}
+
+	w, err := lw.WatchWithContext(ctx, metav1.ListOptions{LabelSelector: "app=demo", ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	// 先建立不符合的，再建立符合的：watch 的第一個事件必須是符合的那個。
+	// The non-matching pod first, then the matching one: the watch's first event must be the matching one.
+	testenv.CreatePod(t, cs, ns, "skip-too", map[string]string{"app": "other"})
+	testenv.CreatePod(t, cs, ns, "keep-too", map[string]string{"app": "demo"})
+	select {
+	case ev := <-w.ResultChan():
+		if p, ok := ev.Object.(*corev1.Pod); !ok || ev.Type != watch.Added || p.Name != "keep-too" {
+			t.Fatalf("first watch event with app=demo: %s %v; want ADDED keep-too", ev.Type, ev.Object)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no watch event for keep-too")
 	}
 }
 
-// 故事（單元測試，沒有伺服器）：watch 回答 410 Gone 時，迴圈重新 List，
-// 不論 410 是請求本身的錯誤，還是串流裡的一個 ERROR 事件（真實伺服器兩種都會送）。
+// 故事：API server 重新啟動（etcd 保留），停機期間有一個 Pod 被刪、一個被建立。
+// watch 結束；重新連上之後，從重啟前的 resourceVersion 開始的 watch 得到 410：
+// 新的 API server 的 watch cache 從 etcd 目前的 revision 開始，更舊的歷史它沒有。
+// 於是重新 List：被刪的 Pod 不在清單裡（這一步沒有記憶，不會說它不見了），新的 Pod 在；
+// 之後的變化照常出現。
 //
-// The story (a unit test, no server in it): when the watch answers 410 Gone,
-// the loop lists again, whether the 410 is the request's own error or an
-// ERROR event in the stream (real servers send both).
+// The story: the API server restarts (etcd kept), and during the outage one
+// pod is deleted and one created. The watch ends; once connected again, the
+// watch from the resourceVersion seen before the restart gets a 410: the new
+// API server's watch cache starts at etcd's current revision and has no older
+// history. So the step lists again: the deleted pod is not in the list (this
+// step keeps no memory, so nothing says it is gone), the new one is; later
+// changes show as before.
+func TestAPIServerRestartGives410(t *testing.T) {
+	cs := testenv.Client(t)
+	ns := "default"
+	for _, name := range []string{"before", "other"} {
+		testenv.CreatePod(t, cs, ns, name, map[string]string{"app": "demo"})
+		t.Cleanup(func() { _ = scene.Delete(ctx, cs, ns, name) })
+	}
+	out, _ := startStep(t, ns, watchOptions{})
+	out.WaitFor(t, "watching from there", 1)
+
+	testenv.RestartAPIServer(t, func(other kubernetes.Interface) {
+		if err := scene.Delete(ctx, other, ns, "other"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	out.WaitFor(t, "watching from there", 2)
+	testenv.CreatePod(t, cs, ns, "after", map[string]string{"app": "demo"})
+	t.Cleanup(func() { _ = scene.Delete(ctx, cs, ns, "after") })
+	out.WaitForLine(t, 1, "watch    ADDED     default/after ")
+
+	got := out.String()
+	testenv.WantOrder(t, got,
+		"-- watch closed at resourceVersion=",
+		"-- API server unreachable (",
+		": 410 Gone (too old resource version: ",
+		"list     EXISTS    default/before ",
+		"-- list returned resourceVersion=",
+		"watch    ADDED     default/after ")
+	if relist := got[strings.Index(got, "410 Gone"):]; strings.Contains(relist, "default/other") {
+		t.Errorf("the pod deleted during the outage is in the relist:\n%s", got)
+	}
+	// 連不上時每秒一行，行數看重啟花多久；黃金檔只留一行。
+	// One line a second while unreachable, as many as the restart takes; the golden file keeps one.
+	golden.Check(t, "restart", collapseRepeats(show.StripVersions(got)))
+}
+
+// collapseRepeats 把連續重複的行合成一行。
+//
+// collapseRepeats merges consecutive identical lines into one.
+func collapseRepeats(s string) string {
+	var b strings.Builder
+	prev := ""
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if line != prev {
+			b.WriteString(line)
+		}
+		prev = line
+	}
+	return b.String()
+}
+
+// 故事：API server 一直連不上時，這一步每秒重試，時間到了就以一行說明結束，
+// 告訴你怎麼把叢集帶回來。
+//
+// The story: while the API server stays unreachable, the step retries every
+// second, and when time is up it ends with one line that says how to bring the
+// cluster back.
+func TestGivesUpWhenTheAPIServerIsGone(t *testing.T) {
+	defer func(d time.Duration) { giveUpAfter = d }(giveUpAfter)
+	giveUpAfter = 2 * time.Second
+	cfg := testenv.Config(t)
+	cfg.Host = "https://127.0.0.1:1"
+	var out testenv.Output
+	err := run(ctx, kubernetes.NewForConfigOrDie(cfg), "default", watchOptions{}, &out)
+	if err == nil || !strings.Contains(err.Error(), "the API server went away") || !strings.Contains(err.Error(), "scripts/cluster-up.sh") {
+		t.Fatalf("err = %v; want the one line that says the API server went away and how to bring it back", err)
+	}
+	if n := out.Count("-- API server unreachable (connect: connection refused); retrying in 1s"); n < 2 {
+		t.Errorf("want at least two retry lines, got %d:\n%s", n, out.String())
+	}
+}
+
+// 故事（單元測試，沒有伺服器）：watch 以 410 Gone 失敗時，迴圈重新 List，
+// 不論 410 是串流裡的一個 ERROR 事件（kube-apiserver 的做法，上面的測試對真正的伺服器驗證過），
+// 還是請求本身的錯誤（其他伺服器或代理可能這樣回）。
+//
+// The story (a unit test, no server in it): when the watch fails with 410
+// Gone, the loop lists again, whether the 410 is an ERROR event in the stream
+// (what kube-apiserver sends; the test above checks it against the real
+// server) or the request's own error (what another server or a proxy may
+// answer).
 func TestRelistOnGone(t *testing.T) {
 	gone := apierrors.NewResourceExpired("too old resource version: 1 (5)")
 	for name, firstWatch := range map[string]func() (watch.Interface, error){
@@ -183,7 +285,7 @@ func TestRelistOnGone(t *testing.T) {
 			})
 			out.WaitFor(t, "watching from there", 2)
 			stop()
-			if !strings.Contains(out.String(), "410 Gone") {
+			if !strings.Contains(out.String(), "watch from resourceVersion=5: 410 Gone (too old resource version: 1 (5)); listing again") {
 				t.Errorf("no 410 note in output:\n%s", out.String())
 			}
 			if lists != 2 {

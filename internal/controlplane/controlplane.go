@@ -304,6 +304,41 @@ func (cp *ControlPlane) StartExtraAPIServer() (cfg *rest.Config, stop func() err
 	return cfg, api.Stop, nil
 }
 
+// RestartAPIServer 重新啟動 kube-apiserver，etcd 保持不動：先在同一個 etcd 上啟動第二個
+// API server，停掉主要的，呼叫 whileDown（拿到第二個的設定，可在停機期間修改資料），
+// 再在同一個埠、同一組憑證上啟動主要的，最後停掉第二個。新的 API server 的 watch cache
+// 從 etcd 目前的 revision 開始，所以從重啟前的 resourceVersion 開始的 watch 會得到 410。
+//
+// RestartAPIServer restarts kube-apiserver and leaves etcd alone: it starts a
+// second API server on the same etcd, stops the main one, calls whileDown
+// (with the second one's config, to change data during the outage), starts
+// the main one again on the same port with the same certificates, and stops
+// the second one. The new API server's watch cache starts at etcd's current
+// revision, so a watch from a resourceVersion seen before the restart gets a
+// 410.
+func (cp *ControlPlane) RestartAPIServer(whileDown func(other *rest.Config) error) (err error) {
+	cfg, stopExtra, err := cp.StartExtraAPIServer()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if stopErr := stopExtra(); stopErr != nil {
+			err = errors.Join(err, fmt.Errorf("stopping the second kube-apiserver: %w", stopErr))
+		}
+	}()
+	if err := cp.StopAPIServer(); err != nil {
+		return fmt.Errorf("stopping kube-apiserver: %w", err)
+	}
+	var downErr error
+	if whileDown != nil {
+		downErr = whileDown(cfg)
+	}
+	if err := cp.StartAPIServer(); err != nil {
+		return errors.Join(downErr, fmt.Errorf("starting kube-apiserver again: %w", err))
+	}
+	return downErr
+}
+
 // Stop 依序停止 kube-apiserver 與 etcd（各自先 SIGTERM，逾時再 SIGKILL），
 // 並刪除自己建立的暫存目錄。
 //

@@ -57,15 +57,20 @@ func Labels(labels map[string]string) string {
 	return strings.Join(kv, ",")
 }
 
-var resourceVersionRE = regexp.MustCompile(`(resourceVersion|timeoutSeconds)=\d+`)
+var (
+	resourceVersionRE = regexp.MustCompile(`(resourceVersion|timeoutSeconds)=\d+`)
+	tooOldRE          = regexp.MustCompile(`too old resource version: \d+ \(\d+\)`)
+)
 
-// StripVersions 把輸出中的 resourceVersion 與 timeoutSeconds 數字換成 N；
+// StripVersions 把輸出中的 resourceVersion 與 timeoutSeconds 數字換成 N，410 訊息裡的兩個版本也一樣；
 // 黃金檔比對用，因為每次執行的數字都不同（reflector 的 watch 逾時是隨機的）。
 //
 // StripVersions replaces resourceVersion and timeoutSeconds numbers in output
-// with N, for golden comparisons, since they differ on every run (a
-// reflector's watch timeout is random).
+// with N, and the two versions in a 410's message too, for golden
+// comparisons, since they differ on every run (a reflector's watch timeout is
+// random).
 func StripVersions(s string) string {
+	s = tooOldRE.ReplaceAllString(s, "too old resource version: N (N)")
 	return resourceVersionRE.ReplaceAllString(s, "${1}=N")
 }
 

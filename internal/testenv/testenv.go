@@ -146,24 +146,14 @@ var invalidNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
 // server again on the same port.
 func RestartAPIServer(t testing.TB, whileDown func(other kubernetes.Interface)) {
 	t.Helper()
-	p := Plane(t)
-	cfg, stopExtra, err := p.StartExtraAPIServer()
+	err := Plane(t).RestartAPIServer(func(cfg *rest.Config) error {
+		if whileDown != nil {
+			whileDown(kubernetes.NewForConfigOrDie(cfg))
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer func() {
-		if err := stopExtra(); err != nil {
-			t.Errorf("stopping the second kube-apiserver: %v", err)
-		}
-	}()
-	if err := p.StopAPIServer(); err != nil {
-		t.Fatalf("stopping kube-apiserver: %v", err)
-	}
-	if whileDown != nil {
-		whileDown(kubernetes.NewForConfigOrDie(cfg))
-	}
-	if err := p.StartAPIServer(); err != nil {
-		t.Fatalf("starting kube-apiserver again: %v", err)
 	}
 }
 

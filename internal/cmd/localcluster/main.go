@@ -11,24 +11,34 @@
 //	localcluster ready  --dir DIR
 //	localcluster use    --dir DIR --name CONTEXT   (add the context to the user's kubeconfig)
 //	localcluster forget --name CONTEXT             (remove it again)
+//	localcluster restart --dir DIR [-n NAMESPACE] [--delete POD]
+//	                                               (restart kube-apiserver on the same etcd; scripts/restart-apiserver.sh)
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/controlplane"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 )
 
 func main() {
@@ -40,6 +50,8 @@ func main() {
 	dir := fs.String("dir", "", "state directory (certificates, etcd data, kubeconfig)")
 	port := fs.Int("port", 0, "kube-apiserver port on 127.0.0.1 (0: a free port)")
 	name := fs.String("name", "local-informer-lab", "kubeconfig context, cluster and user name")
+	namespace := fs.String("n", "default", "restart: the namespace of --delete's pod")
+	deletePod := fs.String("delete", "", "restart: delete this pod while kube-apiserver is down (through a second API server on the same etcd)")
 	_ = fs.Parse(os.Args[2:])
 
 	var err error
@@ -52,6 +64,8 @@ func main() {
 		err = use(*dir, *name)
 	case "forget":
 		err = forget(*name)
+	case "restart":
+		err = restart(*dir, *namespace, *deletePod)
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -88,9 +102,97 @@ func serve(dir string, port int, name string) error {
 	if err := cp.WriteKubeconfig(kubeconfigPath(dir), name); err != nil {
 		return err
 	}
+	ln, err := listenControl(dir, cp)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	fmt.Printf("localcluster: kube-apiserver ready at %s after %s\n", cp.URL(), time.Since(start).Round(100*time.Millisecond))
 	<-ctx.Done()
 	return nil
+}
+
+func controlSocket(dir string) string { return filepath.Join(dir, "control.sock") }
+
+// listenControl 在狀態目錄裡開一個 Unix socket，讓 localcluster restart 請這個行程
+// 重新啟動 kube-apiserver：只有這個行程握有控制平面。一次只處理一個請求。
+//
+// listenControl opens a Unix socket in the state directory through which
+// localcluster restart asks this process to restart kube-apiserver: only this
+// process holds the control plane. One request at a time.
+func listenControl(dir string, cp *controlplane.ControlPlane) (net.Listener, error) {
+	_ = os.Remove(controlSocket(dir))
+	ln, err := net.Listen("unix", controlSocket(dir))
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /restart", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		say := func(format string, args ...any) {
+			fmt.Fprintf(w, format+"\n", args...)
+			w.(http.Flusher).Flush()
+			fmt.Printf("localcluster: "+format+"\n", args...)
+		}
+		ns, pod := r.URL.Query().Get("namespace"), r.URL.Query().Get("delete")
+		start := time.Now()
+		say("stopping kube-apiserver (etcd keeps running; a second API server on the same etcd stands in)")
+		err := cp.RestartAPIServer(func(other *rest.Config) error {
+			if pod == "" {
+				return nil
+			}
+			cs, err := kubernetes.NewForConfig(other)
+			if err != nil {
+				return err
+			}
+			if err := scene.Delete(r.Context(), cs, ns, pod); err != nil {
+				return fmt.Errorf("while kube-apiserver was down: %w", err)
+			}
+			say("deleted %s/%s while kube-apiserver was down", ns, pod)
+			return nil
+		})
+		if err != nil {
+			say("error: %v", err)
+			return
+		}
+		say("kube-apiserver is back at %s after %s", cp.URL(), time.Since(start).Round(100*time.Millisecond))
+	})
+	go func() { _ = http.Serve(ln, mux) }()
+	return ln, nil
+}
+
+// restart 請執行中的 localcluster serve 重新啟動 kube-apiserver，並印出它一路回報的進度。
+//
+// restart asks the running localcluster serve to restart kube-apiserver and
+// prints the progress it reports on the way.
+func restart(dir, namespace, pod string) error {
+	if dir == "" {
+		return errors.New("restart needs --dir")
+	}
+	client := &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", controlSocket(dir))
+		},
+	}}
+	q := url.Values{"namespace": {namespace}, "delete": {pod}}
+	resp, err := client.Post("http://localcluster/restart?"+q.Encode(), "text/plain", nil)
+	if err != nil {
+		return fmt.Errorf("the local cluster does not answer (is it up? scripts/cluster-up.sh): %w", err)
+	}
+	defer resp.Body.Close()
+	lines := bufio.NewScanner(resp.Body)
+	failed := false
+	for lines.Scan() {
+		line := lines.Text()
+		failed = failed || strings.HasPrefix(line, "error: ")
+		fmt.Println("restart-apiserver: " + line)
+	}
+	if failed {
+		return errors.New("the restart failed (see above)")
+	}
+	return lines.Err()
 }
 
 // ready 向 /readyz 問一次；API server 回答 ok 時才以 0 結束。
