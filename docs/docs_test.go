@@ -72,7 +72,10 @@ func rewrite(t *testing.T, file string, re *regexp.Regexp, want func(m []string)
 			t.Errorf("%s: the block %q differs from its source (go test ./docs -update rewrites it)\n--- shown\n%s--- source\n%s",
 				file, strings.SplitN(block, "\n", 2)[0], m[3], body)
 		}
-		return strings.Replace(block, m[3], body, 1)
+		// 只換掉開頭標記之後的內容：內容是空的時候，strings.Replace 會把它插在標記前面。
+		// Replace only what follows the opening marker: with an empty body, strings.Replace would insert before the marker.
+		start := strings.Index(block, "\n") + 1
+		return block[:start] + body + block[start+len(m[3]):]
 	})
 	if out != text && golden.Updating() {
 		if err := os.WriteFile(file, []byte(out), 0o644); err != nil {

@@ -20,7 +20,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 )
 
-// podListWatcher 自己實作 ListerWatcher（列出者＋監看者）：List 取得某個 namespace
+// podListWatcher 自己實作 ListerWatcher（負責 List 與 Watch 的介面）：List 取得某個 namespace
 // 目前所有的 Pod，Watch 從指定的 resourceVersion 之後開始追蹤變化。
 // 它只是把呼叫轉給 typed clientset，整個介面就這兩個方法。
 //

@@ -26,7 +26,7 @@ import (
 // own.
 func newPodListWatch(c cache.Getter, namespace string, fieldSelector fields.Selector, labelSelector labels.Selector) *cache.ListWatch {
 	// 從前與現在：原始文章的 ListWatch 只有 ListFunc/WatchFunc，閉包裡用 context.TODO()。
-	// 今天這兩個欄位已棄用；NewFilteredListWatchFromClient 另外填上 ListWithContextFunc/
+	// 到了 v0.37，這兩個欄位已棄用；NewFilteredListWatchFromClient 另外填上 ListWithContextFunc/
 	// WatchFuncWithContext（使用呼叫端的 context，停止 reflector 就會取消請求），
 	// 舊欄位也照填，只為了讓直接呼叫它們的舊程式繼續能用。
 	// Then and now: the source article's ListWatch had only ListFunc/WatchFunc,
@@ -40,11 +40,16 @@ func newPodListWatch(c cache.Getter, namespace string, fieldSelector fields.Sele
 	}
 	// optionsModifier 是一個閉包：它捕捉了兩個選擇器，之後套用到呼叫端傳進來的任何
 	// ListOptions 上——List 與 Watch 都一樣（Watch 會先設定 Watch=true）。
-	// 呼叫端（reflector）只管 resourceVersion 與逾時，不必知道有選擇器存在。
+	// 呼叫端（Reflector）自己設定 resourceVersion、逾時、分頁（limit/continue）以及
+	// WatchList 的 sendInitialEvents 與 resourceVersionMatch，不必知道有選擇器存在；
+	// 這個函式在那之後才執行，所以呼叫端若也給了選擇器，會被它蓋掉。
 	// optionsModifier is a closure: it captures both selectors and later applies
 	// them to whatever ListOptions the caller passes, for List and Watch alike
-	// (Watch sets Watch=true first). The caller (a reflector) only deals with
-	// resourceVersions and timeouts, and never needs to know a selector exists.
+	// (Watch sets Watch=true first). The caller (a Reflector) sets the
+	// resourceVersion, the timeout, paging (limit/continue) and WatchList's
+	// sendInitialEvents and resourceVersionMatch itself, and never needs to know
+	// a selector exists; this function runs after that, so it overwrites any
+	// selector the caller gave.
 	optionsModifier := func(options *metav1.ListOptions) {
 		options.FieldSelector = fieldSelector.String()
 		options.LabelSelector = labelSelector.String()
@@ -52,12 +57,14 @@ func newPodListWatch(c cache.Getter, namespace string, fieldSelector fields.Sele
 	return cache.NewFilteredListWatchFromClient(c, "pods", namespace, optionsModifier)
 }
 
-// run 建立 ListWatch，交給 client-go 真正的 Reflector（反射器）去 List 與 Watch。
-// 步驟 01 親手寫的迴圈，reflector 全都做了，還多了分頁、退避與串流式的 WatchList。
+// run 建立 ListWatch，交給 client-go 真正的 Reflector 去 List 與 Watch。
+// 步驟 01 親手寫的迴圈，Reflector 全都做了，還多了退避、串流式的 WatchList，
+// 以及 WatchList 不能用、退回一般 LIST 時的分頁。
 //
 // run builds the ListWatch and hands it to client-go's real Reflector to list
-// and watch. The reflector does all that step 01's hand-written loop did, plus
-// paging, backoff and the streaming WatchList.
+// and watch. The Reflector does all that step 01's hand-written loop did, plus
+// backoff, the streaming WatchList, and paging when it falls back to a plain
+// LIST.
 func run(ctx context.Context, client kubernetes.Interface, namespace string, fieldSelector fields.Selector, labelSelector labels.Selector, out io.Writer) error {
 	// 原始文章的第一個參數：clientset.CoreV1().RESTClient() 滿足 cache.Getter（只有 Get 方法）。
 	// The source article's first argument: clientset.CoreV1().RESTClient()

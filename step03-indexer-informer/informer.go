@@ -52,7 +52,7 @@ type options struct {
 
 // newInformer 用兩種方式之一建立同一個 informer。兩者都建立一個以
 // DeletionHandlingMetaNamespaceKeyFunc 為鍵的 Indexer（索引器）當作本機快取，
-// 再加上一個 Controller（控制器，步驟 04 會打開它）。
+// 再加上一個 Controller（控制器，步驟 04 會拆開來看）。
 //
 // newInformer builds the same informer in one of two ways. Both create an
 // Indexer keyed by DeletionHandlingMetaNamespaceKeyFunc as the local cache,
@@ -148,12 +148,14 @@ func constructorName(c string) string {
 
 // onDelete 處理刪除，且對墓碑（tombstone）安全：如果 informer 沒看到刪除事件本身
 // （例如 watch 中斷期間 Pod 被刪掉，之後重新 List 才發現），拿到的是
-// cache.DeletedFinalStateUnknown，裡面是最後已知的狀態，而不是 *corev1.Pod。
+// cache.DeletedFinalStateUnknown，而不是 *corev1.Pod。裡面的 Obj 是快取裡最後的狀態，
+// 可能已經過時，也可能是 nil；可靠的只有 Key。
 //
 // onDelete handles a delete and is tombstone-safe: when the informer did not
 // see the delete event itself (say the pod was deleted while the watch was
-// down, and a relist noticed), it gets a cache.DeletedFinalStateUnknown
-// holding the last known state, not a *corev1.Pod.
+// down, and a relist noticed), it gets a cache.DeletedFinalStateUnknown, not a
+// *corev1.Pod. Its Obj is the last state in the cache, possibly stale, possibly
+// nil; only its Key is certain.
 func onDelete(out io.Writer, obj any) {
 	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		detail := "tombstone: deleted while we were not watching"
