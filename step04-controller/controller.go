@@ -124,7 +124,7 @@ func (c *controller) run(ctx context.Context) {
 		c.queue.ShutDown()
 		return
 	}
-	show.Note(c.out, "informer synced; starting %d worker(s)", c.opts.workers)
+	show.Note(c.out, "informer synced; watching from there; starting %d worker(s)", c.opts.workers)
 	var wg sync.WaitGroup
 	for range c.opts.workers {
 		wg.Go(func() {
