@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# build-controlplane.sh：從釘選的原始碼建置 etcd 與 kube-apiserver，放進每個使用者的快取。
-# Build etcd and kube-apiserver from pinned sources into the per-user cache.
+# build-controlplane.sh：從釘選的原始碼建置本機叢集的執行檔，放進每個使用者的快取：
+# etcd、kube-apiserver、kube-controller-manager、kube-scheduler 與 kwok（假節點）。
+# Build the local cluster's binaries from pinned sources into the per-user cache:
+# etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (fake nodes).
 #
 #   scripts/build-controlplane.sh              build if missing, else say where they are
 #   scripts/build-controlplane.sh --print-dir  print the binary directory and exit
@@ -12,12 +14,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # 進度訊息的間隔秒數。 / Seconds between progress lines.
 PROGRESS_EVERY="${PROGRESS_EVERY:-30}"
 
-# binaries_work 在兩個執行檔都在而且能執行時成功。 / binaries_work succeeds when both binaries exist and run.
+# 要建置的執行檔；internal/controlplane.Binaries 列的是同一組。 / The binaries to build; internal/controlplane.Binaries lists the same set.
+BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
+
+# binaries_work 在每個執行檔都在而且能執行時成功。 / binaries_work succeeds when every binary exists and runs.
 binaries_work() {
-  local dir="$1"
-  [[ -x "${dir}/etcd" && -x "${dir}/kube-apiserver" ]] &&
-    "${dir}/etcd" --version >/dev/null 2>&1 &&
-    "${dir}/kube-apiserver" --version >/dev/null 2>&1
+  local dir="$1" bin
+  for bin in "${BINARIES[@]}"; do
+    [[ -x "${dir}/${bin}" ]] && "${dir}/${bin}" --version >/dev/null 2>&1 || return 1
+  done
 }
 
 # 背景建置的 PID、記錄檔與暫存目錄；中斷時由 cleanup 收拾。 / The background build's PID, log and temporary directory; cleanup tidies them on interruption.
@@ -33,11 +38,14 @@ cleanup() {
 
 # build_one 建置一個執行檔；go build 會安靜好幾分鐘，所以定時回報編譯了幾個套件、花了多久。
 # build_one builds one binary; go build is silent for minutes, so report the packages compiled and the time taken at intervals.
+# 用法：build_one 模組目錄 輸出 標籤 ldflags 套件…；輸出以 / 結尾時是目錄（一次建置好幾個執行檔）。
+# Usage: build_one module-dir output label ldflags package…; an output ending in / is a directory (several binaries at once).
 build_one() {
-  local pkg="$1" out="$2" label="$3" ldflags="${4:-}" started=${SECONDS} count
+  local module="$1" out="$2" label="$3" ldflags="$4" started=${SECONDS} count
+  shift 4
   BUILD_LOG="$(mktemp)"
-  log "building ${label} (${pkg})"
-  (cd "${REPO_ROOT}/scripts/controlplane" && exec go build -v -ldflags "${ldflags}" -o "${out}" "${pkg}") 2>"${BUILD_LOG}" &
+  log "building ${label} ($*)"
+  (cd "${REPO_ROOT}/scripts/${module}" && exec go build -v -ldflags "${ldflags}" -o "${out}" "$@") 2>"${BUILD_LOG}" &
   BUILD_PID=$!
   while kill -0 "${BUILD_PID}" 2>/dev/null; do
     for _ in $(seq "${PROGRESS_EVERY}"); do
@@ -72,7 +80,7 @@ main() {
     log "control plane already built in ${dir}"
     return
   fi
-  [[ -z "${INFORMER_LAB_BIN_DIR:-}" ]] || die "INFORMER_LAB_BIN_DIR=${dir} has no working etcd and kube-apiserver"
+  [[ -z "${INFORMER_LAB_BIN_DIR:-}" ]] || die "INFORMER_LAB_BIN_DIR=${dir} lacks a working one of: ${BINARIES[*]}"
 
   log "building the local control plane into ${dir}"
   log "the first build takes about 10 minutes on 2 cores; later runs reuse it"
@@ -81,7 +89,7 @@ main() {
   # Build into a temporary directory and move it into place only when all succeeded, so an interrupted build leaves no half set.
   trap cleanup EXIT
   BUILD_TMP="$(mktemp -d "${dir}.tmp.XXXXXX")"
-  build_one go.etcd.io/etcd/server/v3 "${BUILD_TMP}/etcd" etcd
+  build_one controlplane "${BUILD_TMP}/etcd" etcd "" go.etcd.io/etcd/server/v3
   # 跟正式版本一樣把版本號寫進執行檔，/version 與 kubectl version 才會顯示 v1.37.x 而不是 v0.0.0-master。
   # Stamp the version into the binary as release builds do, so /version and kubectl version show v1.37.x, not v0.0.0-master.
   local kube major minor
@@ -92,8 +100,13 @@ main() {
   major="${major%%.*}"
   minor="${kube#v*.}"
   minor="${minor%%.*}"
-  build_one k8s.io/kubernetes/cmd/kube-apiserver "${BUILD_TMP}/kube-apiserver" kube-apiserver \
-    "-X k8s.io/component-base/version.gitVersion=${kube} -X k8s.io/component-base/version.gitMajor=${major} -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
+  local stamp="-X k8s.io/component-base/version.gitVersion=${kube} -X k8s.io/component-base/version.gitMajor=${major} -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
+  build_one controlplane "${BUILD_TMP}/kube-apiserver" kube-apiserver "${stamp}" k8s.io/kubernetes/cmd/kube-apiserver
+  # 兩個一起建：共用的套件只編譯一次。 / Built together, so the packages they share compile once.
+  build_one controlplane "${BUILD_TMP}/" "kube-controller-manager and kube-scheduler" "${stamp}" \
+    k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler
+  # kwok 有自己的模組（它要 client-go v0.36），見 scripts/kwok/go.mod。 / kwok has a module of its own (it needs client-go v0.36); see scripts/kwok/go.mod.
+  build_one kwok "${BUILD_TMP}/kwok" kwok "" sigs.k8s.io/kwok/cmd/kwok
   rm -rf "${dir}"
   mv "${BUILD_TMP}" "${dir}"
   BUILD_TMP=""

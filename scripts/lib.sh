@@ -24,18 +24,19 @@ die() {
   exit 1
 }
 
-# controlplane_key 由建置模組的 go.mod 算出快取鍵；internal/controlplane.CacheKey 用同一規則。
-# controlplane_key derives the cache key from the build module's go.mod; internal/controlplane.CacheKey uses the same rule.
+# controlplane_key 由兩個建置模組的 go.mod 算出快取鍵；internal/controlplane.CacheKey 用同一規則。
+# controlplane_key derives the cache key from the two build modules' go.mod files; internal/controlplane.CacheKey uses the same rule.
 controlplane_key() {
-  local gomod="${REPO_ROOT}/scripts/controlplane/go.mod" kube etcd
+  local gomod="${REPO_ROOT}/scripts/controlplane/go.mod" kwokmod="${REPO_ROOT}/scripts/kwok/go.mod" kube etcd kwok
   kube="$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2; exit }' "${gomod}")"
   etcd="$(awk '$1 == "go.etcd.io/etcd/server/v3" && $2 ~ /^v/ { print $2; exit }' "${gomod}")"
-  [[ -n "${kube}" && -n "${etcd}" ]] || die "cannot read versions from ${gomod}"
-  printf 'kubernetes-%s_etcd-%s\n' "${kube}" "${etcd}"
+  kwok="$(awk '$1 == "sigs.k8s.io/kwok" && $2 ~ /^v/ { print $2; exit }' "${kwokmod}")"
+  [[ -n "${kube}" && -n "${etcd}" && -n "${kwok}" ]] || die "cannot read versions from ${gomod} and ${kwokmod}"
+  printf 'kubernetes-%s_etcd-%s_kwok-%s\n' "${kube}" "${etcd}" "${kwok}"
 }
 
-# controlplane_bin_dir 是 etcd 與 kube-apiserver 所在目錄：INFORMER_LAB_BIN_DIR，否則每個使用者的快取。
-# controlplane_bin_dir is where etcd and kube-apiserver live: INFORMER_LAB_BIN_DIR, else the per-user cache.
+# controlplane_bin_dir 是本機叢集執行檔所在目錄：INFORMER_LAB_BIN_DIR，否則每個使用者的快取。
+# controlplane_bin_dir is where the local cluster's binaries live: INFORMER_LAB_BIN_DIR, else the per-user cache.
 controlplane_bin_dir() {
   if [[ -n "${INFORMER_LAB_BIN_DIR:-}" ]]; then
     printf '%s\n' "${INFORMER_LAB_BIN_DIR}"

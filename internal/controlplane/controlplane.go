@@ -1,11 +1,13 @@
-// Package controlplane 啟動本機控制平面：一個真正的 etcd 加上一個真正的
-// kube-apiserver，兩者都由 scripts/controlplane 從釘選的原始碼建置。
-// 測試（internal/testenv）與 scripts/cluster-up.sh 都透過它啟動叢集。
+// Package controlplane 啟動本機叢集：一個真正的 etcd 加上一個真正的 kube-apiserver，
+// 需要時再加上 kube-controller-manager、kube-scheduler 與 kwok（假節點），全部由
+// scripts/build-controlplane.sh 從釘選的原始碼建置。測試（internal/testenv）與
+// scripts/cluster-up.sh 都透過它啟動叢集。
 //
-// Package controlplane starts the local control plane: a real etcd and a real
-// kube-apiserver, both built from pinned sources by scripts/controlplane. The
-// tests (internal/testenv) and scripts/cluster-up.sh both start clusters
-// through it.
+// Package controlplane starts the local cluster: a real etcd and a real
+// kube-apiserver, and when asked kube-controller-manager, kube-scheduler and
+// kwok (fake nodes) too, all built from pinned sources by
+// scripts/build-controlplane.sh. The tests (internal/testenv) and
+// scripts/cluster-up.sh both start clusters through it.
 package controlplane
 
 import (
@@ -31,6 +33,11 @@ import (
 // to use instead of the per-user build cache.
 const BinDirEnv = "INFORMER_LAB_BIN_DIR"
 
+// Binaries 是 scripts/build-controlplane.sh 建置的執行檔。
+//
+// Binaries are the binaries scripts/build-controlplane.sh builds.
+var Binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"}
+
 // BuildHint 是找不到執行檔時要給的修正指令。
 //
 // BuildHint is the command that fixes missing binaries.
@@ -48,13 +55,15 @@ func repoRoot() string {
 var (
 	kubeVersionRE = regexp.MustCompile(`(?m)^\s*k8s\.io/kubernetes\s+(v\S+)`)
 	etcdVersionRE = regexp.MustCompile(`(?m)^\s*go\.etcd\.io/etcd/server/v3\s+(v\S+)`)
+	kwokVersionRE = regexp.MustCompile(`(?m)^\s*sigs\.k8s\.io/kwok\s+(v\S+)`)
 )
 
-// CacheKey 由建置模組的 go.mod 算出快取鍵，改版本就自動換一個快取目錄；
+// CacheKey 由兩個建置模組的 go.mod 算出快取鍵，改版本就自動換一個快取目錄；
 // scripts/lib.sh 用同一個規則。
 //
-// CacheKey derives the cache key from the build module's go.mod, so a version
-// bump gets a fresh cache directory; scripts/lib.sh uses the same rule.
+// CacheKey derives the cache key from the two build modules' go.mod files,
+// so a version bump gets a fresh cache directory; scripts/lib.sh uses the
+// same rule.
 func CacheKey() (string, error) {
 	gomod := filepath.Join(repoRoot(), "scripts", "controlplane", "go.mod")
 	data, err := os.ReadFile(gomod)
@@ -66,7 +75,15 @@ func CacheKey() (string, error) {
 	if k == nil || e == nil {
 		return "", fmt.Errorf("%s: cannot find the k8s.io/kubernetes and etcd server versions", gomod)
 	}
-	return fmt.Sprintf("kubernetes-%s_etcd-%s", k[1], e[1]), nil
+	kwokmod := filepath.Join(repoRoot(), "scripts", "kwok", "go.mod")
+	if data, err = os.ReadFile(kwokmod); err != nil {
+		return "", err
+	}
+	w := kwokVersionRE.FindSubmatch(data)
+	if w == nil {
+		return "", fmt.Errorf("%s: cannot find the kwok version", kwokmod)
+	}
+	return fmt.Sprintf("kubernetes-%s_etcd-%s_kwok-%s", k[1], e[1], w[1]), nil
 }
 
 // BinDir 回傳 etcd 與 kube-apiserver 所在的目錄：先看 BinDirEnv，
@@ -97,16 +114,16 @@ func BinDir() (string, error) {
 	return filepath.Join(cache, "informer-walkthrough", "controlplane", key), nil
 }
 
-// FindBinaries 確認兩個執行檔都在；找不到時的錯誤訊息會附上修正指令。
+// FindBinaries 確認建置出來的執行檔都在；找不到時的錯誤訊息會附上修正指令。
 //
-// FindBinaries checks that both binaries are there; when they are not, the
+// FindBinaries checks that every built binary is there; when one is not, the
 // error names the command that builds them.
 func FindBinaries() (dir string, err error) {
 	dir, err = BinDir()
 	if err != nil {
 		return "", err
 	}
-	for _, name := range []string{"etcd", "kube-apiserver"} {
+	for _, name := range Binaries {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			return "", fmt.Errorf("local control plane not built: %s is missing (run %s; the first build takes about 10 minutes)",
 				filepath.Join(dir, name), BuildHint)
@@ -133,15 +150,25 @@ type Options struct {
 	//
 	// Verbose sends etcd's and kube-apiserver's own output to stderr.
 	Verbose bool
+	// Realistic 另外啟動 kube-controller-manager、kube-scheduler 與 kwok（一個假節點），
+	// 讓 pod 被排程、變成 Running，namespace 刪得掉，就像真的叢集；false 時只有 API server，
+	// pod 永遠停在 Pending。
+	//
+	// Realistic also starts kube-controller-manager, kube-scheduler and kwok
+	// (one fake node), so that pods get scheduled and go Running and
+	// namespaces can be deleted, as in a real cluster; when false there is
+	// only the API server and pods stay Pending forever.
+	Realistic bool
 }
 
 // ControlPlane 是一個執行中的本機控制平面。
 //
 // ControlPlane is a running local control plane.
 type ControlPlane struct {
-	env     *envtest.Environment
-	dir     string
-	ownsDir bool
+	env        *envtest.Environment
+	dir        string
+	ownsDir    bool
+	components []*component
 	// Config 以 system:masters 群組的 admin 使用者連線，使用 TLS 用戶端憑證。
 	//
 	// Config connects as an admin user in system:masters, with a TLS client
@@ -161,12 +188,14 @@ func PortFree(port int) error {
 	return l.Close()
 }
 
-// Start 啟動 etcd 與 kube-apiserver，等到 API server 就緒才回傳。
+// Start 啟動 etcd 與 kube-apiserver（Realistic 時再加上其他元件與假節點），
+// 等到 API server 就緒（Realistic 時還要節點 Ready）才回傳。
 // 只監聽 127.0.0.1，只接受 TLS 用戶端憑證（沒有匿名的管理者）。
 //
-// Start launches etcd and kube-apiserver and returns once the API server is
-// ready. It listens on 127.0.0.1 only and accepts TLS client certificates
-// only (no anonymous admin).
+// Start launches etcd and kube-apiserver (and with Realistic the other
+// components and the fake node) and returns once the API server is ready
+// (with Realistic, once the node is Ready too). It listens on 127.0.0.1 only
+// and accepts TLS client certificates only (no anonymous admin).
 func Start(opts Options) (*ControlPlane, error) {
 	binDir, err := FindBinaries()
 	if err != nil {
@@ -209,6 +238,9 @@ func Start(opts Options) (*ControlPlane, error) {
 	// watches to finish, and an informer's watch never does. This makes it
 	// close the watches itself, so it stops within seconds.
 	api.Configure().Set("shutdown-watch-termination-grace-period", "2s")
+	if opts.Realistic {
+		configureRealistic(api, pki)
+	}
 	etcd := &envtest.Etcd{DataDir: data}
 	if opts.Verbose {
 		api.Out, api.Err = os.Stderr, os.Stderr
@@ -231,6 +263,12 @@ func Start(opts Options) (*ControlPlane, error) {
 	// envtest sets a very high QPS; go back to client-go's defaults so the
 	// client behaves as it would against any cluster.
 	cp.Config.QPS, cp.Config.Burst = 0, 0
+	if opts.Realistic {
+		if err := cp.startComponents(binDir, opts.Verbose); err != nil {
+			_ = cp.Stop()
+			return nil, fmt.Errorf("starting the cluster's components: %w", err)
+		}
+	}
 	return cp, nil
 }
 
@@ -345,7 +383,8 @@ func (cp *ControlPlane) RestartAPIServer(whileDown func(other *rest.Config) erro
 // Stop stops kube-apiserver and etcd (SIGTERM each, SIGKILL after a timeout)
 // and removes the temporary directory it created.
 func (cp *ControlPlane) Stop() error {
-	err := cp.env.Stop()
+	err := cp.stopComponents()
+	err = errors.Join(err, cp.env.Stop())
 	return errors.Join(err, cp.cleanup())
 }
 
@@ -361,18 +400,7 @@ func (cp *ControlPlane) cleanup() error {
 // Kubeconfig wraps the connection details in a kubeconfig whose cluster,
 // user and context are all called name.
 func (cp *ControlPlane) Kubeconfig(name string) *clientcmdapi.Config {
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters[name] = &clientcmdapi.Cluster{
-		Server:                   cp.Config.Host,
-		CertificateAuthorityData: cp.Config.CAData,
-	}
-	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{
-		ClientCertificateData: cp.Config.CertData,
-		ClientKeyData:         cp.Config.KeyData,
-	}
-	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name, Namespace: "default"}
-	cfg.CurrentContext = name
-	return cfg
+	return kubeconfigOf(cp.Config, name)
 }
 
 // WriteKubeconfig 寫出 Kubeconfig(name)，檔案權限 0600。
