@@ -3,7 +3,7 @@
 # Create the practice cluster and make it kubectl's current context.
 #
 #   scripts/cluster-up.sh                 kind when a Docker daemon answers, else the local control plane
-#   CLUSTER=local scripts/cluster-up.sh   real etcd + kube-apiserver on 127.0.0.1, no Docker needed
+#   CLUSTER=local scripts/cluster-up.sh   real etcd, kube-apiserver, controller-manager and scheduler + kwok's fake node on 127.0.0.1, no Docker needed
 #   CLUSTER=kind scripts/cluster-up.sh    a kind cluster (needs Docker)
 #
 # 重複執行是安全的：叢集已經在跑時只會確認 context，什麼都不重建。
@@ -33,7 +33,7 @@ choose_cluster() {
       log "a Docker daemon answers, so using kind (set CLUSTER=local for the local control plane)"
       printf 'kind\n'
     else
-      log "no Docker daemon answers, so using the local control plane (real etcd + kube-apiserver on 127.0.0.1)"
+      log "no Docker daemon answers, so using the local cluster (real control plane + a kwok node on 127.0.0.1)"
       printf 'local\n'
     fi
     ;;
@@ -63,8 +63,8 @@ localcluster() {
   "${STATE_DIR}/localcluster" "$@"
 }
 
-# 2b. local：在背景啟動 localcluster（它再啟動 etcd 與 kube-apiserver），等到 /readyz 回答 ok。
-# 2b. local: start localcluster in the background (it starts etcd and kube-apiserver), then wait until /readyz answers ok.
+# 2b. local：在背景啟動 localcluster（它再啟動控制平面、kwok 與假節點），等到它寫出 kubeconfig、/readyz 回答 ok。
+# 2b. local: start localcluster in the background (it starts the control plane, kwok and the fake node), then wait until it has written the kubeconfig and /readyz answers ok.
 up_local() {
   if process_alive "${STATE_DIR}/localcluster.pid" && localcluster ready --dir "${STATE_DIR}" 2>/dev/null; then
     log "local cluster is already up; nothing to do"
@@ -84,7 +84,7 @@ up_local() {
   printf 'local\n' >"${STATE_DIR}/cluster"
 
   local started=${SECONDS}
-  log "starting etcd and kube-apiserver (log: ${STATE_DIR}/localcluster.log)"
+  log "starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (log: ${STATE_DIR}/localcluster.log)"
   # detach：叢集離開這個終端機，關掉終端機也不會把它停掉；由 cluster-down.sh 負責停止。
   # detach: the cluster leaves this terminal, so closing the terminal does not stop it; cluster-down.sh does.
   # TMPDIR 指向狀態目錄：envtest 的暫存檔也放在那裡，cluster-down.sh 刪除狀態目錄時一併清掉，即使行程是被強制結束的。
@@ -103,11 +103,11 @@ up_local() {
     fi
     if ((SECONDS - started > READY_TIMEOUT)); then
       "${REPO_ROOT}/scripts/cluster-down.sh" >/dev/null
-      die "the local API server was not ready after ${READY_TIMEOUT}s"
+      die "the local cluster was not ready after ${READY_TIMEOUT}s"
     fi
     sleep 0.5
   done
-  log "local cluster ready at $(grep -o 'https://[^ ]*' "${STATE_DIR}/localcluster.log" | head -n 1) after $(seconds_since "${started}")"
+  log "local cluster ready at $(grep -o 'https://[^ ,]*' "${STATE_DIR}/localcluster.log" | head -n 1), node kwok-node-0 Ready, after $(seconds_since "${started}")"
   localcluster use --dir "${STATE_DIR}" --name "${LOCAL_CONTEXT}"
 }
 

@@ -1,11 +1,14 @@
 // localcluster 是 scripts/cluster-up.sh 在沒有 Docker 時使用的本機叢集：
-// 它啟動真正的 etcd 與 kube-apiserver，直到收到 SIGTERM 才把兩者停掉。
+// 它啟動真正的 etcd、kube-apiserver、kube-controller-manager、kube-scheduler，
+// 以及代替 kubelet 的 kwok（一個假節點），直到收到 SIGTERM 才把它們全部停掉。
 // 一般使用者不直接執行它，而是透過 scripts/cluster-up.sh 與 cluster-down.sh。
 //
 // localcluster is the local cluster that scripts/cluster-up.sh uses when
-// Docker is absent: it runs a real etcd and kube-apiserver until SIGTERM, then
-// stops both. Learners do not run it directly, but through
-// scripts/cluster-up.sh and scripts/cluster-down.sh.
+// Docker is absent: it runs a real etcd, kube-apiserver,
+// kube-controller-manager and kube-scheduler, plus kwok standing in for the
+// kubelet (one fake node), until SIGTERM, then stops them all. Learners do
+// not run it directly, but through scripts/cluster-up.sh and
+// scripts/cluster-down.sh.
 //
 //	localcluster serve  --dir DIR [--port N] --name CONTEXT
 //	localcluster ready  --dir DIR
@@ -89,12 +92,12 @@ func serve(dir string, port int, name string) error {
 	defer stop()
 
 	start := time.Now()
-	cp, err := controlplane.Start(controlplane.Options{Port: port, Dir: filepath.Join(dir, "data")})
+	cp, err := controlplane.Start(controlplane.Options{Port: port, Dir: filepath.Join(dir, "data"), Realistic: true})
 	if err != nil {
 		return err
 	}
 	defer func() {
-		fmt.Println("localcluster: stopping kube-apiserver and etcd")
+		fmt.Println("localcluster: stopping kwok, kube-scheduler, kube-controller-manager, kube-apiserver and etcd")
 		if err := cp.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "localcluster: %v\n", err)
 		}
@@ -107,7 +110,7 @@ func serve(dir string, port int, name string) error {
 		return err
 	}
 	defer ln.Close()
-	fmt.Printf("localcluster: kube-apiserver ready at %s after %s\n", cp.URL(), time.Since(start).Round(100*time.Millisecond))
+	fmt.Printf("localcluster: kube-apiserver ready at %s, node %s Ready, after %s\n", cp.URL(), controlplane.NodeName, time.Since(start).Round(100*time.Millisecond))
 	<-ctx.Done()
 	return nil
 }
@@ -147,7 +150,7 @@ func listenControl(dir string, cp *controlplane.ControlPlane) (net.Listener, err
 			if err != nil {
 				return err
 			}
-			if err := scene.Delete(r.Context(), cs, ns, pod); err != nil {
+			if err := scene.DeleteNow(r.Context(), cs, ns, pod); err != nil {
 				return fmt.Errorf("while kube-apiserver was down: %w", err)
 			}
 			say("deleted %s/%s while kube-apiserver was down", ns, pod)
