@@ -12,10 +12,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -98,19 +104,23 @@ func (l *lab) processes() string {
 	return strings.TrimSpace(string(out))
 }
 
-// 故事：沒有 Docker 時，cluster-up.sh（CLUSTER=auto）選擇本機控制平面並說明原因；
-// 之後 kubeconfig 裡有一個目前的 context、權限 0600，/readyz 回答 ok，Pod 可以建立。
-// 第二次執行什麼都不做；cluster-down.sh 不留下任何行程、目錄或 context；再執行一次也無妨。
+// 故事：沒有 Docker 時，cluster-up.sh（CLUSTER=auto）選擇本機叢集並說明原因；
+// 之後 kubeconfig 裡有一個目前的 context、權限 0600，/readyz 回答 ok，而且叢集像真的一樣：
+// Pod 被排程、變成 Running，新 namespace 有 default ServiceAccount，Deployment 的 Pod 會跑，
+// namespace 刪得掉。第二次執行什麼都不做；cluster-down.sh 不留下任何行程、目錄或 context；
+// 再執行一次也無妨。
 //
 // The story: without Docker, cluster-up.sh (CLUSTER=auto) picks the local
-// control plane and says why; the kubeconfig then has a current context with
-// mode 0600, /readyz answers ok and pods can be created. A second run does
-// nothing; cluster-down.sh leaves no process, directory or context; running
-// it again is harmless.
+// cluster and says why; the kubeconfig then has a current context with mode
+// 0600, /readyz answers ok, and the cluster behaves like a real one: a pod
+// gets scheduled and goes Running, a new namespace gets its default
+// ServiceAccount, a Deployment's pods run, and the namespace can be deleted.
+// A second run does nothing; cluster-down.sh leaves no process, directory or
+// context; running it again is harmless.
 func TestLocalClusterUpAndDown(t *testing.T) {
 	l := newLab(t, "lab-updown")
 	out := l.mustRun("cluster-up.sh")
-	if !strings.Contains(out, "no Docker daemon answers, so using the local control plane") {
+	if !strings.Contains(out, "no Docker daemon answers, so using the local cluster") {
 		t.Errorf("cluster-up.sh did not say why it chose local:\n%s", out)
 	}
 
@@ -136,6 +146,7 @@ func TestLocalClusterUpAndDown(t *testing.T) {
 	if _, err := scene.Create(context.Background(), cs, "default", "hello", nil); err != nil {
 		t.Fatalf("creating a pod in the default namespace: %v", err)
 	}
+	behavesLikeACluster(t, cs)
 
 	start := time.Now()
 	out = l.mustRun("cluster-up.sh")
@@ -166,6 +177,78 @@ func TestLocalClusterUpAndDown(t *testing.T) {
 	if out := l.mustRun("cluster-down.sh"); !strings.Contains(out, "nothing to do") {
 		t.Errorf("second cluster-down.sh said:\n%s", out)
 	}
+}
+
+// behavesLikeACluster 檢查 issue 裡「像真的叢集」的每一項：Pod 變成 Running、
+// 新 namespace 的 default ServiceAccount、Deployment 的三個 Pod 都 Running、namespace 刪得掉。
+//
+// behavesLikeACluster checks each thing a real cluster does that an API
+// server alone does not: the pod goes Running, a new namespace gets its
+// default ServiceAccount, a Deployment's three pods run, and the namespace
+// can be deleted.
+func behavesLikeACluster(t *testing.T, cs kubernetes.Interface) {
+	t.Helper()
+	ctx := context.Background()
+	poll := func(what string, timeout time.Duration, done func() bool) time.Duration {
+		t.Helper()
+		start := time.Now()
+		if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+			return done(), nil
+		}); err != nil {
+			t.Fatalf("%s: not within %s", what, timeout)
+		}
+		return time.Since(start)
+	}
+	running := func(ns, selector string, n int) func() bool {
+		return func() bool {
+			pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+			if err != nil || len(pods.Items) != n {
+				return false
+			}
+			for _, p := range pods.Items {
+				if p.Status.Phase != corev1.PodRunning {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	t.Logf("pod hello Running after %s", poll("pod hello Running", 10*time.Second, func() bool {
+		p, err := cs.CoreV1().Pods("default").Get(ctx, "hello", metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning && p.Spec.NodeName == "kwok-node-0"
+	}))
+
+	ns := "t"
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll("default ServiceAccount in a new namespace", 30*time.Second, func() bool {
+		_, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil
+	})
+	labels := map[string]string{"app": "web"}
+	deploy := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: new(int32(3)),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       scene.Pod("", "", nil).Spec,
+			},
+		},
+	}
+	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, deploy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Deployment's 3 pods Running after %s", poll("a Deployment's 3 pods Running", 30*time.Second, running(ns, "app=web", 3)))
+	if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("namespace deleted after %s", poll("namespace t deleted", 60*time.Second, func() bool {
+		_, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}))
 }
 
 // 故事：要求一個已被占用的埠，得到一行清楚的錯誤與非零結束碼，而且什麼都沒留下。
@@ -219,8 +302,16 @@ func TestWalkthrough(t *testing.T) {
 	}
 	for _, dir := range steps {
 		name := filepath.Base(dir)
-		if !strings.Contains(out, "==== "+name+": ") {
+		_, section, ok := strings.Cut(out, "==== "+name+": ")
+		if !ok {
 			t.Errorf("the walkthrough did not run %s:\n%s", name, out)
+			continue
+		}
+		section, _, _ = strings.Cut(section, "\n==== ")
+		// 在擬真的本機叢集上，每一步都看得到 demo 被排程、變成 Running。
+		// On the realistic local cluster every step sees demo scheduled and Running.
+		if !regexp.MustCompile(`default/demo .*(phase=Running node=kwok-node-0|phase Pending -> Running)`).MatchString(section) {
+			t.Errorf("%s did not show pod demo going Running:\n%s", name, section)
 		}
 	}
 	if !strings.Contains(out, "==== what next ====") || strings.Count(out, "scene: deleted pod default/demo") != len(steps) {

@@ -30,39 +30,55 @@ var ctx = context.Background()
 // startStep runs this step on namespace ns, as go run ./step01-listwatcher -n ns
 // would.
 func startStep(t *testing.T, ns string, opts watchOptions) (*testenv.Output, func()) {
-	cs := testenv.Client(t)
+	return startStepOn(t, testenv.Plain(t), ns, opts)
+}
+
+// startStepOn 跟 startStep 一樣，但在指定的叢集上執行。
+//
+// startStepOn is startStep on the given cluster.
+func startStepOn(t *testing.T, c *testenv.Cluster, ns string, opts watchOptions) (*testenv.Output, func()) {
+	cs := c.Client()
 	return testenv.Start(t, func(ctx context.Context, out io.Writer) error {
 		return run(ctx, cs, ns, opts, out)
 	})
 }
 
-// 故事：先有一個 Pod，步驟開始後再建立、改標籤、刪除另一個。
-// 初始清單裡有第一個 Pod；watch 依序送出 ADDED、MODIFIED、DELETED。
+// 故事：在擬真叢集上先有一個 Running 的 Pod，步驟開始後再建立、改標籤、刪除另一個。
+// 初始清單裡有第一個 Pod；watch 依序送出新 Pod 的一生：ADDED（Pending）、
+// MODIFIED（scheduler 綁定節點）、MODIFIED（kwok 回報 Running）、MODIFIED（新標籤）、
+// MODIFIED ×2（API server 設下 deletionTimestamp，kwok 以 0 秒寬限期刪除）、DELETED。
 // 輸出就是 README 展示的那一段。
 //
-// The story: one pod exists, then after the step starts another is created,
-// relabelled and deleted. The initial list holds the first pod; the watch
-// delivers ADDED, MODIFIED, DELETED in that order. The output is the one the
-// README shows.
+// The story: on the realistic cluster one pod is Running, then after the step
+// starts another is created, relabelled and deleted. The initial list holds
+// the first pod; the watch delivers the new pod's life in order: ADDED
+// (Pending), MODIFIED (the scheduler binds it to the node), MODIFIED (kwok
+// reports Running), MODIFIED (the new label), MODIFIED ×2 (the API server sets
+// deletionTimestamp, kwok deletes with grace period 0), DELETED. The output is
+// the one the README shows.
 func TestDemo(t *testing.T) {
-	cs := testenv.Client(t)
+	c := testenv.Realistic(t)
+	cs := c.Client()
 	ns := "default"
-	testenv.CreatePod(t, cs, ns, "before", map[string]string{"app": "demo"})
-	t.Cleanup(func() { _ = scene.Delete(ctx, cs, ns, "before") })
+	testenv.RunningPod(t, cs, ns, "before", map[string]string{"app": "demo"})
+	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "before") })
 
-	out, stop := startStep(t, ns, watchOptions{})
+	out, stop := startStepOn(t, c, ns, watchOptions{})
 	out.WaitFor(t, "watching from there", 1)
 	testenv.DemoScene(t, cs, ns, func(change string) {
-		out.WaitFor(t, map[string]string{"created": "ADDED", "labelled": "MODIFIED", "deleted": "DELETED"}[change]+"  ", 1)
+		out.WaitForLine(t, 1, map[string]string{"created": "phase=Running", "labelled": "tier=web", "deleted": "DELETED"}[change], " default/demo ")
 	})
 	stop()
 
 	got := out.String()
 	testenv.WantOrder(t, got,
-		"list     EXISTS    default/before",
+		"list     EXISTS    default/before           phase=Running node=kwok-node-0 labels=app=demo",
 		"watch    ADDED     default/demo             phase=Pending labels=app=demo",
-		"watch    MODIFIED  default/demo             phase=Pending labels=app=demo,tier=web",
-		"watch    MODIFIED  default/demo             phase=Pending labels=app=demo,tier=web (deleting)",
+		"watch    MODIFIED  default/demo             phase=Pending node=kwok-node-0 labels=app=demo",
+		"watch    MODIFIED  default/demo             phase=Running node=kwok-node-0 labels=app=demo",
+		"watch    MODIFIED  default/demo             phase=Running node=kwok-node-0 labels=app=demo,tier=web",
+		"watch    MODIFIED  default/demo             phase=Running node=kwok-node-0 labels=app=demo,tier=web (deleting)",
+		"watch    MODIFIED  default/demo             phase=Running node=kwok-node-0 labels=app=demo,tier=web (deleting)",
 		"watch    DELETED   default/demo",
 	)
 	golden.Check(t, "demo", show.StripVersions(got))
@@ -175,24 +191,27 @@ func TestSelectorIsServerSide(t *testing.T) {
 // step keeps no memory, so nothing says it is gone), the new one is; later
 // changes show as before.
 func TestAPIServerRestartGives410(t *testing.T) {
-	cs := testenv.Client(t)
+	c := testenv.Realistic(t)
+	cs := c.Client()
 	ns := "default"
 	for _, name := range []string{"before", "other"} {
-		testenv.CreatePod(t, cs, ns, name, map[string]string{"app": "demo"})
-		t.Cleanup(func() { _ = scene.Delete(ctx, cs, ns, name) })
+		testenv.RunningPod(t, cs, ns, name, map[string]string{"app": "demo"})
+		t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, name) })
 	}
-	out, _ := startStep(t, ns, watchOptions{})
+	out, _ := startStepOn(t, c, ns, watchOptions{})
 	out.WaitFor(t, "watching from there", 1)
 
-	testenv.RestartAPIServer(t, func(other kubernetes.Interface) {
-		if err := scene.Delete(ctx, other, ns, "other"); err != nil {
+	// kube-controller-manager、kube-scheduler 與 kwok 在重啟期間一樣連不上，之後自己重新連線。
+	// kube-controller-manager, kube-scheduler and kwok lose the server too, and reconnect on their own.
+	c.RestartAPIServer(t, func(other kubernetes.Interface) {
+		if err := scene.DeleteNow(ctx, other, ns, "other"); err != nil {
 			t.Fatal(err)
 		}
 	})
 	out.WaitFor(t, "watching from there", 2)
-	testenv.CreatePod(t, cs, ns, "after", map[string]string{"app": "demo"})
-	t.Cleanup(func() { _ = scene.Delete(ctx, cs, ns, "after") })
-	out.WaitForLine(t, 1, "watch    ADDED     default/after ")
+	testenv.RunningPod(t, cs, ns, "after", map[string]string{"app": "demo"})
+	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "after") })
+	out.WaitForLine(t, 1, "watch    MODIFIED  default/after ", "phase=Running")
 
 	got := out.String()
 	testenv.WantOrder(t, got,
@@ -201,7 +220,8 @@ func TestAPIServerRestartGives410(t *testing.T) {
 		": 410 Gone (too old resource version: ",
 		"list     EXISTS    default/before ",
 		"-- list returned resourceVersion=",
-		"watch    ADDED     default/after ")
+		"watch    ADDED     default/after ",
+		"watch    MODIFIED  default/after            phase=Running node=kwok-node-0")
 	if relist := got[strings.Index(got, "410 Gone"):]; strings.Contains(relist, "default/other") {
 		t.Errorf("the pod deleted during the outage is in the relist:\n%s", got)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
@@ -32,8 +33,16 @@ var ctx = context.Background()
 // trace lines and event lines in one output.
 func startStep(t *testing.T, ns, label, field string) *testenv.Output {
 	t.Helper()
+	return startStepOn(t, testenv.Plain(t), ns, label, field)
+}
+
+// startStepOn 跟 startStep 一樣，但在指定的叢集上執行。
+//
+// startStepOn is startStep on the given cluster.
+func startStepOn(t *testing.T, c *testenv.Cluster, ns, label, field string) *testenv.Output {
+	t.Helper()
 	out := &testenv.Output{}
-	env, err := cli.Connect(ctx, &cli.Flags{Kubeconfig: testenv.Kubeconfig(t), Namespace: ns, Trace: true}, out, out)
+	env, err := cli.Connect(ctx, &cli.Flags{Kubeconfig: c.Kubeconfig(t), Namespace: ns, Trace: true}, out, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,15 +70,19 @@ func startStep(t *testing.T, ns, label, field string) *testenv.Output {
 // events through one streaming WatchList request (sendInitialEvents=true), and
 // the selector is on that request.
 func TestDemo(t *testing.T) {
-	cs := testenv.Client(t)
+	c := testenv.Realistic(t)
+	cs := c.Client()
 	ns := "default"
-	testenv.CreatePod(t, cs, ns, "before", map[string]string{"app": "demo"})
-	testenv.CreatePod(t, cs, ns, "other", map[string]string{"app": "other"})
+	testenv.RunningPod(t, cs, ns, "before", map[string]string{"app": "demo"})
+	testenv.RunningPod(t, cs, ns, "other", map[string]string{"app": "other"})
+	for _, name := range []string{"before", "other"} {
+		t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, name) })
+	}
 
-	out := startStep(t, ns, "app=demo", "")
+	out := startStepOn(t, c, ns, "app=demo", "")
 	out.WaitFor(t, "Replace carried", 1)
 	testenv.DemoScene(t, cs, ns, func(change string) {
-		out.WaitFor(t, map[string]string{"created": "Add ", "labelled": "Update ", "deleted": "Delete "}[change], 1)
+		out.WaitForLine(t, 1, map[string]string{"created": "phase=Running", "labelled": "tier=web", "deleted": "Delete "}[change], " default/demo ")
 	})
 
 	got := out.String()

@@ -187,11 +187,18 @@ func changes(old, new *corev1.Pod) string {
 	if a, b := show.Labels(old.Labels), show.Labels(new.Labels); a != b {
 		c = append(c, "labels "+a+" -> "+b)
 	}
+	// scheduler 綁定節點時寫的是 spec.nodeName；kubelet（這裡是 kwok）回報的是 status。
+	// The scheduler's binding writes spec.nodeName; the kubelet (here kwok) reports status.
+	if old.Spec.NodeName == "" && new.Spec.NodeName != "" {
+		c = append(c, "nodeName set to "+new.Spec.NodeName)
+	}
 	if old.Status.Phase != new.Status.Phase {
 		c = append(c, fmt.Sprintf("phase %s -> %s", old.Status.Phase, new.Status.Phase))
 	}
 	if old.DeletionTimestamp == nil && new.DeletionTimestamp != nil {
 		c = append(c, "deletionTimestamp set")
+	} else if a, b := old.DeletionGracePeriodSeconds, new.DeletionGracePeriodSeconds; a != nil && b != nil && *a != *b {
+		c = append(c, fmt.Sprintf("deletion grace period %ds -> %ds", *a, *b))
 	}
 	if len(c) == 0 {
 		return "other fields changed"

@@ -26,22 +26,33 @@ var ctx = context.Background()
 
 func startStep(t *testing.T, ns string, opts options) *testenv.Output {
 	t.Helper()
-	cs := testenv.Client(t)
+	return startStepOn(t, testenv.Plain(t), ns, opts)
+}
+
+// startStepOn 跟 startStep 一樣，但在指定的叢集上執行。
+//
+// startStepOn is startStep on the given cluster.
+func startStepOn(t *testing.T, c *testenv.Cluster, ns string, opts options) *testenv.Output {
+	t.Helper()
+	cs := c.Client()
 	out, _ := testenv.Start(t, func(ctx context.Context, out io.Writer) error {
 		return run(ctx, cs, ns, opts, out)
 	})
 	return out
 }
 
-// demo 演出 README 的場景，等每個 informer 印出對應的處理函式呼叫。
+// demo 演出 README 的場景，等每個 informer 印出對應的處理函式呼叫；建立之後等的是含有
+// created 的那一行（只有 API server 時是 OnAdd，擬真叢集上是變成 Running 的 OnUpdate）。
 //
 // demo plays the README's scene, waiting for every informer to print the
-// matching handler call.
-func demo(t *testing.T, cs kubernetes.Interface, ns string, outs ...*testenv.Output) {
+// matching handler call; after the create it waits for the line containing
+// created (OnAdd with an API server alone, the OnUpdate to Running on the
+// realistic cluster).
+func demo(t *testing.T, cs kubernetes.Interface, ns, created string, outs ...*testenv.Output) {
 	t.Helper()
 	testenv.DemoScene(t, cs, ns, func(change string) {
 		for _, out := range outs {
-			out.WaitForLine(t, 1, map[string]string{"created": "OnAdd ", "labelled": "OnUpdate ", "deleted": "OnDelete "}[change], " "+ns+"/demo ")
+			out.WaitForLine(t, 1, map[string]string{"created": created, "labelled": "tier=web", "deleted": "OnDelete "}[change], " "+ns+"/demo ")
 		}
 	})
 }
@@ -53,22 +64,26 @@ func demo(t *testing.T, cs kubernetes.Interface, ns string, outs ...*testenv.Out
 // labelled and deleted. The handlers fire in order, and after each call the
 // custom index reflects the new state.
 func TestDemo(t *testing.T) {
-	cs := testenv.Client(t)
+	c := testenv.Realistic(t)
+	cs := c.Client()
 	ns := "default"
-	testenv.CreatePod(t, cs, ns, "before", map[string]string{"app": "demo"})
-	t.Cleanup(func() { _ = scene.Delete(ctx, cs, ns, "before") })
+	testenv.RunningPod(t, cs, ns, "before", map[string]string{"app": "demo"})
+	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "before") })
 
-	out := startStep(t, ns, options{constructor: "options"})
+	out := startStepOn(t, c, ns, options{constructor: "options"})
 	out.WaitFor(t, "watching from there", 1)
-	demo(t, cs, ns, out)
+	demo(t, cs, ns, "phase Pending -> Running", out)
 
 	got := out.String()
 	testenv.WantOrder(t, got,
-		"handler  OnAdd     default/before           phase=Pending labels=app=demo (initial list)",
+		"handler  OnAdd     default/before           phase=Running node=kwok-node-0 labels=app=demo (initial list)",
 		"-- cache synced (HasSynced=true): ListKeys() = [default/before]",
 		"handler  OnAdd     default/demo             phase=Pending labels=app=demo\n-- index byApp: demo=[default/before default/demo]",
+		"handler  OnUpdate  default/demo             nodeName set to kwok-node-0",
+		"handler  OnUpdate  default/demo             phase Pending -> Running",
 		"handler  OnUpdate  default/demo             labels app=demo -> app=demo,tier=web",
 		"handler  OnUpdate  default/demo             deletionTimestamp set",
+		"handler  OnUpdate  default/demo             deletion grace period 30s -> 0s",
 		"handler  OnDelete  default/demo",
 		"-- index byApp: demo=[default/before]",
 	)
@@ -89,7 +104,7 @@ func TestConstructorsBehaveTheSame(t *testing.T) {
 	now := startStep(t, ns, options{constructor: "options"})
 	old.WaitFor(t, "watching from there", 1)
 	now.WaitFor(t, "watching from there", 1)
-	demo(t, cs, ns, old, now)
+	demo(t, cs, ns, "OnAdd ", old, now)
 
 	strip := func(s string) string {
 		s = strings.Replace(s, "NewIndexerInformer (deprecated)", "CONSTRUCTOR", 1)

@@ -267,6 +267,8 @@ func (c *component) stop() error {
 		return nil
 	default:
 	}
+	// 暫停中的行程收不到 SIGTERM，先讓它繼續。 / A paused process cannot act on SIGTERM; let it go on first.
+	_ = c.cmd.Process.Signal(syscall.SIGCONT)
 	_ = c.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-c.done:
@@ -301,4 +303,22 @@ func kubeconfigOf(c *rest.Config, name string) *clientcmdapi.Config {
 	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name, Namespace: "default"}
 	cfg.CurrentContext = name
 	return cfg
+}
+
+// Pause 暫停一個元件（SIGSTOP），回傳讓它繼續的函式（SIGCONT）。測試用它把 pod 生命週期的
+// 各個階段一個一個放出來，讓輸出的順序固定；Stop 之前記得讓它繼續。
+//
+// Pause stops a component in its tracks (SIGSTOP) and returns the function
+// that lets it go on (SIGCONT). Tests use it to release a pod's lifecycle one
+// stage at a time, so the output's order is fixed; resume it before Stop.
+func (cp *ControlPlane) Pause(name string) (resume func() error, err error) {
+	for _, c := range cp.components {
+		if c.name == name {
+			if err := c.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+				return nil, fmt.Errorf("pausing %s: %w", name, err)
+			}
+			return func() error { return c.cmd.Process.Signal(syscall.SIGCONT) }, nil
+		}
+	}
+	return nil, fmt.Errorf("no component named %q (is this a realistic cluster?)", name)
 }

@@ -10,10 +10,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -32,9 +35,6 @@ func Pod(namespace, name string, labels map[string]string) *corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: labels},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{Name: "pause", Image: Image}},
-			// 刪除時不等待優雅關閉期，讓 DELETED 事件立刻出現。
-			// No grace period on delete, so the DELETED event shows at once.
-			TerminationGracePeriodSeconds: new(int64),
 		},
 	}
 }
@@ -69,13 +69,66 @@ func patchMeta(ctx context.Context, cs kubernetes.Interface, namespace, name, fi
 	return cs.CoreV1().Pods(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 }
 
-// Delete 立即刪除一個 Pod（優雅關閉期為 0）。
+// Delete 像 kubectl delete pod 那樣刪除一個 Pod：API server 設下 deletionTimestamp，
+// 由節點（kwok 或 kubelet）收尾；還沒排程的 Pod 則立刻刪掉。
 //
-// Delete deletes a pod at once (grace period 0).
+// Delete deletes a pod as kubectl delete pod does: the API server sets
+// deletionTimestamp and the node (kwok or the kubelet) finishes the job; a
+// pod not yet scheduled is deleted at once.
 func Delete(ctx context.Context, cs kubernetes.Interface, namespace, name string) error {
-	err := cs.CoreV1().Pods(namespace).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+	return deletePod(ctx, cs, namespace, name, metav1.DeleteOptions{})
+}
+
+// DeleteNow 以優雅關閉期 0 刪除一個 Pod（kubectl delete --grace-period=0 --force）：
+// API server 自己把它刪掉，不等節點。API server 重啟時用它，因為那時 kwok 連不上。
+//
+// DeleteNow deletes a pod with grace period 0 (kubectl delete
+// --grace-period=0 --force): the API server removes it itself, without
+// waiting for the node. The API-server restart uses it, because kwok cannot
+// reach the server then.
+func DeleteNow(ctx context.Context, cs kubernetes.Interface, namespace, name string) error {
+	return deletePod(ctx, cs, namespace, name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+}
+
+func deletePod(ctx context.Context, cs kubernetes.Interface, namespace, name string, opts metav1.DeleteOptions) error {
+	err := cs.CoreV1().Pods(namespace).Delete(ctx, name, opts)
 	if err != nil {
 		return fmt.Errorf("deleting pod %s/%s: %w", namespace, name, err)
+	}
+	return nil
+}
+
+// Settle 等一個 Pod 走完這次變化：叢集有節點時，剛建立的 Pod 要等到 Running，
+// 刪除中的 Pod 要等到消失；沒有節點（只有 API server）時不必等。上限是 timeout。
+//
+// Settle waits for a pod to finish its current change: when the cluster has
+// nodes, a new pod until it is Running and a pod being deleted until it is
+// gone; with no nodes (an API server alone) there is nothing to wait for.
+// timeout bounds the wait.
+func Settle(ctx context.Context, cs kubernetes.Interface, namespace, name string, timeout time.Duration) error {
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil || len(nodes.Items) == 0 {
+		return nil
+	}
+	var last string
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		p, err := cs.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return true, nil
+		case err != nil:
+			last = err.Error()
+			return false, nil
+		case p.DeletionTimestamp != nil:
+			last = "still being deleted"
+			return false, nil
+		default:
+			last = "phase " + string(p.Status.Phase)
+			return p.Status.Phase != corev1.PodPending, nil
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("pod %s/%s did not settle within %s (%s)", namespace, name, timeout, last)
 	}
 	return nil
 }

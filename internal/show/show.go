@@ -74,14 +74,18 @@ func StripVersions(s string) string {
 	return resourceVersionRE.ReplaceAllString(s, "${1}=N")
 }
 
-// Pod 是一個 Pod 的細節欄：階段（phase）、標籤，以及刪除中的標記。
-// 刪除常常先以 MODIFIED 出現（設定 deletionTimestamp），然後才是 DELETED。
+// Pod 是一個 Pod 的細節欄：階段（phase）、排到哪個節點（排程之後才有）、標籤，
+// 以及刪除中的標記。刪除常常先以 MODIFIED 出現（設定 deletionTimestamp），然後才是 DELETED。
 //
-// Pod is a pod's detail column: phase, labels, and a marker while it is being
-// deleted. A delete often shows first as a MODIFIED (deletionTimestamp set),
-// and only then as DELETED.
+// Pod is a pod's detail column: phase, the node it was scheduled to (once it
+// was), labels, and a marker while it is being deleted. A delete often shows
+// first as a MODIFIED (deletionTimestamp set), and only then as DELETED.
 func Pod(p *corev1.Pod) string {
-	s := fmt.Sprintf("phase=%s labels=%s", p.Status.Phase, Labels(p.Labels))
+	s := "phase=" + string(p.Status.Phase)
+	if p.Spec.NodeName != "" {
+		s += " node=" + p.Spec.NodeName
+	}
+	s += " labels=" + Labels(p.Labels)
 	if p.DeletionTimestamp != nil {
 		s += " (deleting)"
 	}

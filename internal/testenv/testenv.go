@@ -1,13 +1,19 @@
-// Package testenv 讓一個測試套件共用一個真正的本機控制平面：TestMain 啟動一次，
-// 每個測試拿到自己的 namespace，互不干擾。找不到執行檔時大聲失敗，絕不默默略過。
+// Package testenv 讓一個測試套件共用真正的本機叢集：TestMain 啟動一個只有 API server
+// 的叢集（快，pod 停在 Pending），需要 pod 真實生命週期的測試再要求一個擬真叢集
+// （加上 controller-manager、scheduler 與 kwok 假節點）。每個測試拿到自己的 namespace，
+// 互不干擾。找不到執行檔時大聲失敗，絕不默默略過。
 //
-// Package testenv gives a test package one real local control plane: TestMain
-// starts it once, and each test gets a namespace of its own so tests do not
-// see each other's pods. Missing binaries fail loudly, never a silent skip.
+// Package testenv gives a test package real local clusters: TestMain starts
+// one with only an API server (fast; pods stay Pending), and tests that need
+// a pod's real life ask for a realistic one as well (with controller-manager,
+// scheduler and kwok's fake node). Each test gets a namespace of its own so
+// tests do not see each other's pods. Missing binaries fail loudly, never a
+// silent skip.
 package testenv
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,6 +30,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -32,12 +39,33 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 )
 
-var plane *controlplane.ControlPlane
+// Cluster 是一個測試套件共用的本機叢集。
+//
+// Cluster is a local cluster shared by one test package.
+type Cluster struct {
+	plane     *controlplane.ControlPlane
+	realistic bool
+}
 
-// Main 取代 testing.M.Run：先啟動控制平面，跑完測試再把它停掉。
+var (
+	// plain 只有 etcd 與 kube-apiserver：pod 永遠 Pending，啟動最快。大多數測試用它。
+	// plain has etcd and kube-apiserver only: pods stay Pending, and it starts fastest. Most tests use it.
+	plain *Cluster
+	// realistic 在第一次被要求時才啟動（加上 controller-manager、scheduler 與 kwok），
+	// 給需要 pod 真實生命週期的測試用，例如黃金檔。
+	// realistic starts the first time a test asks for it (with controller-manager, scheduler and kwok),
+	// for the tests that need a pod's real life, such as the golden files.
+	realistic     *Cluster
+	realisticErr  error
+	realisticOnce sync.Once
+	verbose       = os.Getenv("TESTENV_VERBOSE") != ""
+)
+
+// Main 取代 testing.M.Run：先啟動控制平面，跑完測試再把它（以及測試要過的擬真叢集）停掉。
 //
 // Main wraps testing.M.Run: it starts the control plane, runs the tests, and
-// stops the control plane again.
+// stops the control plane again (and the realistic cluster, if a test asked
+// for one).
 func Main(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -51,31 +79,22 @@ func run(m *testing.M) int {
 		klog.SetOutput(io.Discard)
 		klog.LogToStderr(false)
 	}
-	start := time.Now()
 	var err error
-	plane, err = controlplane.Start(controlplane.Options{Verbose: os.Getenv("TESTENV_VERBOSE") != ""})
+	plain, err = startCluster(false)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
 		return 1
 	}
-	if testing.Verbose() {
-		fmt.Fprintf(os.Stderr, "testenv: kube-apiserver ready at %s in %s\n", plane.URL(), time.Since(start).Round(time.Millisecond))
-	}
-	// etcd 與 kube-apiserver 在自己的行程群組裡，Ctrl-C 不會直接送到它們；
-	// 所以測試被中斷時由這裡把它們停掉，不留下任何行程。
-	// etcd and kube-apiserver run in process groups of their own, so Ctrl-C
-	// does not reach them; when the tests are interrupted, stop them here so
-	// nothing is left running.
 	interrupted := make(chan os.Signal, 1)
 	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-interrupted
 		fmt.Fprintln(os.Stderr, "testenv: interrupted; stopping the control plane")
-		_ = plane.Stop()
+		_ = stopAll()
 		os.Exit(130)
 	}()
 	code := m.Run()
-	if err := plane.Stop(); err != nil {
+	if err := stopAll(); err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: stopping the control plane: %v\n", err)
 		if code == 0 {
 			code = 1
@@ -84,42 +103,92 @@ func run(m *testing.M) int {
 	return code
 }
 
-// Plane 回傳這個測試套件的控制平面；沒有經過 Main 就呼叫會讓測試失敗。
+func startCluster(realistic bool) (*Cluster, error) {
+	start := time.Now()
+	plane, err := controlplane.Start(controlplane.Options{Verbose: verbose, Realistic: realistic})
+	if err != nil {
+		return nil, err
+	}
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "testenv: cluster (realistic=%t) ready at %s in %s\n", realistic, plane.URL(), time.Since(start).Round(time.Millisecond))
+	}
+	return &Cluster{plane: plane, realistic: realistic}, nil
+}
+
+var stopMu sync.Mutex
+
+func stopAll() error {
+	stopMu.Lock()
+	defer stopMu.Unlock()
+	var errs []error
+	for _, c := range []*Cluster{realistic, plain} {
+		if c != nil && c.plane != nil {
+			errs = append(errs, c.plane.Stop())
+			c.plane = nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Plain 回傳這個測試套件只有 API server 的叢集；沒有經過 Main 就呼叫會讓測試失敗。
 //
-// Plane returns the package's control plane; calling it without Main fails
-// the test.
-func Plane(t testing.TB) *controlplane.ControlPlane {
+// Plain returns the package's API-server-only cluster; calling it without
+// Main fails the test.
+func Plain(t testing.TB) *Cluster {
 	t.Helper()
-	if plane == nil {
+	if plain == nil {
 		t.Fatal("testenv: no control plane; call testenv.Main(m) from TestMain")
 	}
-	return plane
+	return plain
 }
+
+// Realistic 回傳這個測試套件的擬真叢集（pod 會被排程、變成 Running），第一次呼叫時啟動。
+//
+// Realistic returns the package's realistic cluster (pods get scheduled and
+// go Running), starting it on the first call.
+func Realistic(t testing.TB) *Cluster {
+	t.Helper()
+	Plain(t)
+	realisticOnce.Do(func() {
+		c, err := startCluster(true)
+		stopMu.Lock()
+		realistic, realisticErr = c, err
+		stopMu.Unlock()
+	})
+	if realisticErr != nil {
+		t.Fatalf("testenv: starting the realistic cluster: %v", realisticErr)
+	}
+	return realistic
+}
+
+// Plane 回傳這個叢集的控制平面。
+//
+// Plane returns the cluster's control plane.
+func (c *Cluster) Plane() *controlplane.ControlPlane { return c.plane }
 
 // Config 回傳一份新的 admin rest.Config，呼叫端可以自由修改。
 //
 // Config returns a fresh admin rest.Config that the caller may modify.
-func Config(t testing.TB) *rest.Config {
-	t.Helper()
-	return rest.CopyConfig(Plane(t).Config)
-}
+func (c *Cluster) Config() *rest.Config { return rest.CopyConfig(c.plane.Config) }
 
-// Client 回傳一個連到控制平面的 typed clientset。
+// Client 回傳一個連到這個叢集的 typed clientset。
 //
-// Client returns a typed clientset for the control plane.
-func Client(t testing.TB) kubernetes.Interface {
-	t.Helper()
-	return kubernetes.NewForConfigOrDie(Config(t))
+// Client returns a typed clientset for the cluster.
+func (c *Cluster) Client() kubernetes.Interface {
+	return kubernetes.NewForConfigOrDie(c.Config())
 }
 
 // Namespace 建立一個這個測試專用的 namespace（名稱由測試名稱而來，輸出因此穩定），
-// 測試結束時刪除。
+// 測試結束時刪除。擬真叢集上會等到 default ServiceAccount 出現，因為少了它，
+// ServiceAccount admission 會拒絕建立 pod。
 //
 // Namespace creates a namespace for this test alone (named after the test, so
-// output is stable) and deletes it when the test ends.
-func Namespace(t testing.TB) string {
+// output is stable) and deletes it when the test ends. On the realistic
+// cluster it waits for the default ServiceAccount, without which
+// ServiceAccount admission refuses to create pods.
+func (c *Cluster) Namespace(t testing.TB) string {
 	t.Helper()
-	cs := Client(t)
+	cs := c.Client()
 	name := strings.Trim(invalidNameChars.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
 	if len(name) > 63 {
 		name = strings.TrimRight(name[:63], "-")
@@ -131,10 +200,30 @@ func Namespace(t testing.TB) string {
 	t.Cleanup(func() {
 		_ = cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
+	if c.realistic {
+		err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, WaitTimeout, true, func(ctx context.Context) (bool, error) {
+			_, err := cs.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{})
+			return err == nil, nil
+		})
+		if err != nil {
+			t.Fatalf("no default ServiceAccount in namespace %s after %s", name, WaitTimeout)
+		}
+	}
 	return name
 }
 
-var invalidNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
+// Kubeconfig 為這個叢集寫出一個 kubeconfig 檔，回傳它的路徑（測試結束時刪除）。
+//
+// Kubeconfig writes a kubeconfig file for the cluster and returns its path
+// (removed when the test ends).
+func (c *Cluster) Kubeconfig(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := c.plane.WriteKubeconfig(path, "testenv"); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // RestartAPIServer 停掉 kube-apiserver，在它停機期間呼叫 whileDown，
 // 並給它一個連到「同一個 etcd 上另一個 API server」的 clientset，
@@ -144,9 +233,9 @@ var invalidNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
 // whileDown with a clientset for a second API server on the same etcd, so the
 // test can change pods while the main one is down; then it starts the main API
 // server again on the same port.
-func RestartAPIServer(t testing.TB, whileDown func(other kubernetes.Interface)) {
+func (c *Cluster) RestartAPIServer(t testing.TB, whileDown func(other kubernetes.Interface)) {
 	t.Helper()
-	err := Plane(t).RestartAPIServer(func(cfg *rest.Config) error {
+	err := c.plane.RestartAPIServer(func(cfg *rest.Config) error {
 		if whileDown != nil {
 			whileDown(kubernetes.NewForConfigOrDie(cfg))
 		}
@@ -155,6 +244,75 @@ func RestartAPIServer(t testing.TB, whileDown func(other kubernetes.Interface)) 
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Pause 暫停擬真叢集的一個元件（例如 "kube-scheduler" 或 "kwok"），回傳讓它繼續的函式；
+// 測試結束時一定會讓它繼續。
+//
+// Pause pauses one of the realistic cluster's components (such as
+// "kube-scheduler" or "kwok") and returns the function that resumes it; the
+// component is always resumed when the test ends.
+func (c *Cluster) Pause(t testing.TB, name string) (resume func()) {
+	t.Helper()
+	cont, err := c.plane.Pause(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	resume = func() {
+		once.Do(func() {
+			if err := cont(); err != nil {
+				t.Errorf("resuming %s: %v", name, err)
+			}
+		})
+	}
+	t.Cleanup(resume)
+	return resume
+}
+
+// 以下的函式都作用在只有 API server 的叢集上。 / The functions below all act on the API-server-only cluster.
+
+// Plane 回傳只有 API server 的叢集的控制平面。
+//
+// Plane returns the API-server-only cluster's control plane.
+func Plane(t testing.TB) *controlplane.ControlPlane {
+	t.Helper()
+	return Plain(t).plane
+}
+
+// Config 回傳只有 API server 的叢集的一份新 admin rest.Config。
+//
+// Config returns a fresh admin rest.Config for the API-server-only cluster.
+func Config(t testing.TB) *rest.Config {
+	t.Helper()
+	return Plain(t).Config()
+}
+
+// Client 回傳一個連到只有 API server 的叢集的 typed clientset。
+//
+// Client returns a typed clientset for the API-server-only cluster.
+func Client(t testing.TB) kubernetes.Interface {
+	t.Helper()
+	return Plain(t).Client()
+}
+
+// Namespace 在只有 API server 的叢集上建立這個測試專用的 namespace。
+//
+// Namespace creates this test's own namespace on the API-server-only cluster.
+func Namespace(t testing.TB) string {
+	t.Helper()
+	return Plain(t).Namespace(t)
+}
+
+var invalidNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// RestartAPIServer 重新啟動只有 API server 的叢集的 kube-apiserver；見 Cluster.RestartAPIServer。
+//
+// RestartAPIServer restarts the API-server-only cluster's kube-apiserver; see
+// Cluster.RestartAPIServer.
+func RestartAPIServer(t testing.TB, whileDown func(other kubernetes.Interface)) {
+	t.Helper()
+	Plain(t).RestartAPIServer(t, whileDown)
 }
 
 // Output 是一個可以同時寫入與讀取的緩衝區，讓測試等待某一行出現。
@@ -267,16 +425,13 @@ func Start(t testing.TB, run func(ctx context.Context, out io.Writer) error) (ou
 // Kubeconfig 寫出一個指向控制平面的 kubeconfig 檔並回傳路徑，讓測試像學習者一樣
 // 經過 --kubeconfig 與 cli.Connect 連線。
 //
-// Kubeconfig writes a kubeconfig file for the control plane and returns its
-// path, so a test connects through --kubeconfig and cli.Connect as a learner
-// does.
+// Kubeconfig 為只有 API server 的叢集寫出一個 kubeconfig 檔，回傳它的路徑。
+//
+// Kubeconfig writes a kubeconfig file for the API-server-only cluster and
+// returns its path.
 func Kubeconfig(t testing.TB) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := Plane(t).WriteKubeconfig(path, "testenv"); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return Plain(t).Kubeconfig(t)
 }
 
 // Build 編譯目前目錄的 main 套件，回傳執行檔路徑，讓測試像學習者一樣執行它
@@ -356,6 +511,16 @@ func CreatePod(t testing.TB, cs kubernetes.Interface, ns, name string, labels ma
 	}
 }
 
+// RunningPod 建立一個 Pod，並等到它 Running（叢集有節點時；見 scene.Settle）。
+//
+// RunningPod creates a pod and waits until it is Running (when the cluster
+// has a node; see scene.Settle).
+func RunningPod(t testing.TB, cs kubernetes.Interface, ns, name string, labels map[string]string) {
+	t.Helper()
+	CreatePod(t, cs, ns, name, labels)
+	settle(t, cs, ns, name)
+}
+
 // WantOrder 確認每個片段都出現在 got 裡，而且順序與給定的相同。
 //
 // WantOrder checks that every fragment appears in got, in the given order.
@@ -372,16 +537,20 @@ func WantOrder(t testing.TB, got string, fragments ...string) {
 }
 
 // DemoScene 演出 README 裡的那一段：建立 "demo"（app=demo）、加上 tier=web、刪除它——
-// 也就是 scripts/scene.sh demo 做的事。每個變化之後呼叫 waitAfter（"created"、
-// "labelled"、"deleted"），讓步驟先印出它的那一行，輸出的順序因此固定。
+// 也就是 scripts/scene.sh demo 做的事。叢集有節點時，建立之後等 Pod Running、刪除之後等它消失；
+// 每個變化之後再呼叫 waitAfter（"created"、"labelled"、"deleted"），讓步驟先印出它的那幾行，
+// 輸出的順序因此固定。
 //
 // DemoScene plays the README's scene: create "demo" (app=demo), label it
-// tier=web, delete it — what scripts/scene.sh demo does. After each change it
-// calls waitAfter ("created", "labelled", "deleted") so the step prints its
-// line first, which fixes the output's order.
+// tier=web, delete it — what scripts/scene.sh demo does. When the cluster has
+// a node it waits after the create until the pod is Running and after the
+// delete until it is gone; after each change it calls waitAfter ("created",
+// "labelled", "deleted") so the step prints its lines first, which fixes the
+// output's order.
 func DemoScene(t testing.TB, cs kubernetes.Interface, ns string, waitAfter func(change string)) {
 	t.Helper()
 	CreatePod(t, cs, ns, "demo", map[string]string{"app": "demo"})
+	settle(t, cs, ns, "demo")
 	waitAfter("created")
 	if _, err := scene.Label(context.Background(), cs, ns, "demo", "tier", scene.Value("web")); err != nil {
 		t.Fatal(err)
@@ -390,5 +559,16 @@ func DemoScene(t testing.TB, cs kubernetes.Interface, ns string, waitAfter func(
 	if err := scene.Delete(context.Background(), cs, ns, "demo"); err != nil {
 		t.Fatal(err)
 	}
+	settle(t, cs, ns, "demo")
 	waitAfter("deleted")
+}
+
+// settle 等 Pod 走完目前的變化（見 scene.Settle）。
+//
+// settle waits for the pod to finish its current change (see scene.Settle).
+func settle(t testing.TB, cs kubernetes.Interface, ns, name string) {
+	t.Helper()
+	if err := scene.Settle(context.Background(), cs, ns, name, WaitTimeout); err != nil {
+		t.Fatal(err)
+	}
 }

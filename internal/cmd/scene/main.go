@@ -31,10 +31,10 @@ import (
 const usage = `usage: scene [flags] COMMAND [ARGS]
 
 commands:
-  create NAME [KEY=VALUE ...]   create a pod with these labels
+  create NAME [KEY=VALUE ...]   create a pod with these labels (and wait until it runs, if the cluster has a node)
   label NAME KEY=VALUE|KEY-     set or remove a label
   annotate NAME KEY=VALUE|KEY-  set or remove an annotation
-  delete NAME                   delete a pod (no grace period)
+  delete NAME                   delete a pod as kubectl delete does (and wait until it is gone)
   demo                          create, relabel and delete the pod "demo"
 
 flags:
@@ -88,6 +88,9 @@ func main() {
 // commands 是每個指令接受的參數個數（max < 0 表示沒有上限）與用法。
 //
 // commands lists each command's argument count (max < 0: no limit) and usage.
+// settleTimeout 是等 Pod 跑起來或消失的上限。 / settleTimeout bounds the wait for a pod to run or to be gone.
+const settleTimeout = 30 * time.Second
+
 var commands = map[string]struct {
 	min, max int
 	form     string
@@ -129,6 +132,11 @@ func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string,
 		if _, err := scene.Create(ctx, cs, ns, args[0], labels); err != nil {
 			return err
 		}
+		// 等 Pod 跑起來（或沒有節點時不等），下一個變化才不會跟排程、kwok 的狀態更新交錯。
+		// Wait until the pod runs (or not at all without nodes), so the next change does not interleave with scheduling and kwok's status updates.
+		if err := scene.Settle(ctx, cs, ns, args[0], settleTimeout); err != nil {
+			return err
+		}
 		fmt.Printf("scene: created pod %s/%s (%s)\n", ns, args[0], show.Labels(labels))
 	case "label", "annotate":
 		key, value, err := parseChange(args[1])
@@ -145,6 +153,9 @@ func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string,
 		fmt.Printf("scene: %s pod %s/%s %s\n", cmd, ns, args[0], args[1])
 	case "delete":
 		if err := scene.Delete(ctx, cs, ns, args[0]); err != nil {
+			return err
+		}
+		if err := scene.Settle(ctx, cs, ns, args[0], settleTimeout); err != nil {
 			return err
 		}
 		fmt.Printf("scene: deleted pod %s/%s\n", ns, args[0])
