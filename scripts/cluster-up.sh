@@ -79,8 +79,9 @@ up_local() {
   "${REPO_ROOT}/scripts/build-controlplane.sh"
   mkdir -p "${STATE_DIR}"
   chmod 0700 "${STATE_DIR}"
-  log "building the localcluster helper"
-  (cd "${REPO_ROOT}" && go build -o "${STATE_DIR}/localcluster" ./internal/cmd/localcluster)
+  local helper
+  helper="$(helper_bin localcluster)"
+  cp "${helper}" "${STATE_DIR}/localcluster"
   printf 'local\n' >"${STATE_DIR}/cluster"
 
   local started=${SECONDS}
@@ -105,7 +106,7 @@ up_local() {
       "${REPO_ROOT}/scripts/cluster-down.sh" >/dev/null
       die "the local cluster was not ready after ${READY_TIMEOUT}s"
     fi
-    sleep 0.5
+    sleep 0.2
   done
   log "local cluster ready at $(grep -o 'https://[^ ,]*' "${STATE_DIR}/localcluster.log" | head -n 1), node kwok-node-0 Ready, after $(seconds_since "${started}")"
   localcluster use --dir "${STATE_DIR}" --name "${LOCAL_CONTEXT}"

@@ -45,6 +45,44 @@ controlplane_bin_dir() {
   fi
 }
 
+# sha256_of 印出標準輸入的 SHA-256（Linux 用 sha256sum，macOS 用 shasum）。 / sha256_of prints the SHA-256 of standard input (sha256sum on Linux, shasum on macOS).
+sha256_of() {
+  if command -v sha256sum >/dev/null 2>&1; then
+    sha256sum | cut -d ' ' -f 1
+  else
+    shasum -a 256 | cut -d ' ' -f 1
+  fi
+}
+
+# helper_bin 印出 internal/cmd/NAME 建好的執行檔路徑；只有原始碼、go.mod、Go 版本或 repo 位置變了才重新建置，
+# 所以第二次起不用等 go build。執行檔放在每個使用者的快取裡，以這些輸入的雜湊命名。
+# helper_bin prints the path of internal/cmd/NAME built; it builds again only when the sources, go.mod, the Go version
+# or the repository's location changed, so later runs do not wait for go build. The binary lives in the per-user cache,
+# named after a hash of those inputs.
+helper_bin() {
+  local name="$1" dir key bin file
+  dir="${XDG_CACHE_HOME:-$HOME/.cache}/informer-walkthrough/bin"
+  key="$(
+    cd "${REPO_ROOT}" || exit 1
+    printf '%s\n' "${REPO_ROOT}"
+    go env GOVERSION GOOS GOARCH
+    find go.mod go.sum internal -type f \( -name '*.go' -o -name 'go.*' \) ! -name '*_test.go' | LC_ALL=C sort |
+      while IFS= read -r file; do
+        printf '%s\n' "${file}"
+        cat "${file}"
+      done
+  )"
+  key="$(printf '%s' "${key}" | sha256_of | cut -c 1-16)"
+  bin="${dir}/${name}-${key}"
+  if [[ ! -x "${bin}" ]]; then
+    log "building the ${name} helper (once per change to its sources)"
+    mkdir -p "${dir}"
+    (cd "${REPO_ROOT}" && go build -o "${bin}.tmp.$$" "./internal/cmd/${name}") || die "building internal/cmd/${name} failed"
+    mv "${bin}.tmp.$$" "${bin}"
+  fi
+  printf '%s\n' "${bin}"
+}
+
 # docker_answers 在 Docker daemon 有回應時成功。 / docker_answers succeeds when a Docker daemon answers.
 docker_answers() {
   command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1

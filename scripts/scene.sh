@@ -11,10 +11,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 main() {
   command -v go >/dev/null 2>&1 || die "go is not installed (see README.md for the version)"
-  # 先建置再從目前目錄執行，讓 --kubeconfig 這類相對路徑照常運作。
-  # Build, then run from the current directory, so relative paths such as --kubeconfig work as usual.
-  local bin="${XDG_CACHE_HOME:-$HOME/.cache}/informer-walkthrough/bin/scene"
-  (cd "${REPO_ROOT}" && go build -o "${bin}" ./internal/cmd/scene)
+  # 先建置（原始碼沒變就沿用上次的）再從目前目錄執行，讓 --kubeconfig 這類相對路徑照常運作。
+  # Build (or reuse the last build when the sources did not change), then run from the current directory, so relative paths such as --kubeconfig work as usual.
+  local bin
+  bin="$(helper_bin scene)"
   exec "${bin}" "$@"
 }
 

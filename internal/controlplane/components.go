@@ -161,6 +161,7 @@ func (cp *ControlPlane) startComponents(binDir string, verbose bool) error {
 	if err != nil {
 		return err
 	}
+	started := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	if err := cp.createNode(ctx, cs); err != nil {
@@ -180,10 +181,26 @@ func (cp *ControlPlane) startComponents(binDir string, verbose bool) error {
 	}); err != nil {
 		return err
 	}
-	return cp.waitFor(ctx, "the default ServiceAccount (kube-controller-manager)", func(ctx context.Context) (bool, error) {
+	cp.Timings.NodeReady = time.Since(started)
+	// 少了 default ServiceAccount，ServiceAccount admission 會拒絕在 default namespace 建立 Pod。
+	// Without the default ServiceAccount, ServiceAccount admission refuses pods in the default namespace.
+	err = cp.waitFor(ctx, "the default ServiceAccount (kube-controller-manager)", func(ctx context.Context) (bool, error) {
 		_, err := cs.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
 		return err == nil, nil
 	})
+	cp.Timings.ServiceAccount = time.Since(started)
+	return err
+}
+
+// Timings 記錄啟動各階段花了多久，讓 cluster-up.sh 與基準測試能說出時間花在哪裡。
+//
+// Timings records how long each phase of the start took, so cluster-up.sh
+// and the benchmark can say where the time went.
+type Timings struct {
+	// APIServer 是從 Start 開始到 API server 就緒。 / APIServer is from Start until the API server is ready.
+	APIServer time.Duration
+	// NodeReady 與 ServiceAccount 從 API server 就緒之後算起。 / NodeReady and ServiceAccount count from the API server being ready.
+	NodeReady, ServiceAccount time.Duration
 }
 
 // createNode 建立 kwok 管理的假節點。跟 kwok 範例的節點不同，它沒有 NoSchedule taint，

@@ -125,7 +125,7 @@ func FindBinaries() (dir string, err error) {
 	}
 	for _, name := range Binaries {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			return "", fmt.Errorf("local control plane not built: %s is missing (run %s; the first build takes about 10 minutes)",
+			return "", fmt.Errorf("local control plane not built: %s is missing (run %s; the first build takes about 15 minutes)",
 				filepath.Join(dir, name), BuildHint)
 		}
 	}
@@ -169,6 +169,8 @@ type ControlPlane struct {
 	dir        string
 	ownsDir    bool
 	components []*component
+	// Timings 是這次啟動各階段花的時間。 / Timings are how long this start's phases took.
+	Timings Timings
 	// Config 以 system:masters 群組的 admin 使用者連線，使用 TLS 用戶端憑證。
 	//
 	// Config connects as an admin user in system:masters, with a TLS client
@@ -252,12 +254,14 @@ func Start(opts Options) (*ControlPlane, error) {
 		ControlPlaneStartTimeout: 60 * time.Second,
 		ControlPlaneStopTimeout:  30 * time.Second,
 	}
+	started := time.Now()
 	cfg, err := cp.env.Start()
 	if err != nil {
 		_ = cp.env.Stop()
 		cp.cleanup()
 		return nil, fmt.Errorf("starting the local control plane: %w", err)
 	}
+	cp.Timings.APIServer = time.Since(started)
 	cp.Config = rest.CopyConfig(cfg)
 	// envtest 預設很高的 QPS；改回 client-go 的預設，讓行為跟真實叢集一樣。
 	// envtest sets a very high QPS; go back to client-go's defaults so the

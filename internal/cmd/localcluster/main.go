@@ -110,7 +110,10 @@ func serve(dir string, port int, name string) error {
 		return err
 	}
 	defer ln.Close()
-	fmt.Printf("localcluster: kube-apiserver ready at %s, node %s Ready, after %s\n", cp.URL(), controlplane.NodeName, time.Since(start).Round(100*time.Millisecond))
+	t := cp.Timings
+	fmt.Printf("localcluster: kube-apiserver ready at %s, node %s Ready, after %s (API server %s, then node Ready %s, default ServiceAccount %s)\n",
+		cp.URL(), controlplane.NodeName, time.Since(start).Round(100*time.Millisecond),
+		t.APIServer.Round(100*time.Millisecond), t.NodeReady.Round(100*time.Millisecond), t.ServiceAccount.Round(100*time.Millisecond))
 	<-ctx.Done()
 	return nil
 }
