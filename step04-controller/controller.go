@@ -126,9 +126,12 @@ func (c *controller) run(ctx context.Context) {
 	}
 	show.Note(c.out, "informer synced; watching from there; starting %d worker(s)", c.opts.workers)
 	var wg sync.WaitGroup
-	for range c.opts.workers {
+	for i := range c.opts.workers {
+		// 每個 worker 有自己的名字（worker1、worker2…），輸出才看得出是誰同步了哪個鍵。
+		// Each worker has a name (worker1, worker2, …), so the output shows who synced which key.
+		name := fmt.Sprintf("worker%d", i+1)
 		wg.Go(func() {
-			for c.processNextItem() {
+			for c.processNextItem(name) {
 			}
 		})
 	}
@@ -145,13 +148,13 @@ func (c *controller) run(ctx context.Context) {
 // processNextItem takes one key, syncs it and handles the result. It returns
 // false once the queue is shut down. Done must always be called: until then
 // the same key is not handed to another worker.
-func (c *controller) processNextItem() bool {
+func (c *controller) processNextItem(worker string) bool {
 	key, quit := c.queue.Get()
 	if quit {
 		return false
 	}
 	defer c.queue.Done(key)
-	c.handleErr(key, c.syncToStdout(key))
+	c.handleErr(worker, key, c.syncToStdout(worker, key))
 	return true
 }
 
@@ -161,20 +164,20 @@ func (c *controller) processNextItem() bool {
 // syncToStdout is this controller's "business logic": read the latest state
 // from the cache and print it. It sees a key, not an event: however many
 // changes happened, it deals with the state as it is now (level-based).
-func (c *controller) syncToStdout(key string) error {
+func (c *controller) syncToStdout(worker, key string) error {
 	obj, exists, err := c.indexer.GetByKey(key)
 	if err != nil {
 		return err
 	}
 	if !exists {
-		show.Line(c.out, "worker", "sync", key, "gone from the cache: the pod was deleted")
+		show.Line(c.out, worker, "sync", key, "gone from the cache: the pod was deleted")
 		return nil
 	}
 	pod := obj.(*corev1.Pod)
 	if pod.Annotations[failAnnotation] == "true" {
 		return fmt.Errorf("annotation %s=true", failAnnotation)
 	}
-	show.Line(c.out, "worker", "sync", key, show.Pod(pod))
+	show.Line(c.out, worker, "sync", key, show.Pod(pod))
 	return nil
 }
 
@@ -184,7 +187,7 @@ func (c *controller) syncToStdout(key string) error {
 // handleErr decides what follows a sync: on success, Forget (reset the
 // backoff); on failure below the limit, put the key back after a delay; at the
 // limit, give up, so one broken object cannot occupy a worker forever.
-func (c *controller) handleErr(key string, err error) {
+func (c *controller) handleErr(worker, key string, err error) {
 	if err == nil {
 		c.queue.Forget(key)
 		return
@@ -195,10 +198,10 @@ func (c *controller) handleErr(key string, err error) {
 		// The same as c.queue.AddRateLimited(key), spelled out so the delay
 		// can be printed.
 		delay := c.rateLimiter.When(key)
-		show.Line(c.out, "worker", "FAILED", key, fmt.Sprintf("%v; retry %d/%d in %s", err, retries+1, c.opts.maxRetries, delay))
+		show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; retry %d/%d in %s", err, retries+1, c.opts.maxRetries, delay))
 		c.queue.AddAfter(key, delay)
 		return
 	}
 	c.queue.Forget(key)
-	show.Line(c.out, "worker", "FAILED", key, fmt.Sprintf("%v; giving up after %d retries (dropped from the queue)", err, retries))
+	show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; giving up after %d retries (dropped from the queue)", err, retries))
 }

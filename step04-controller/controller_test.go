@@ -71,20 +71,20 @@ func TestDemo(t *testing.T) {
 			opts := defaults
 			opts.perObject = mode.perObject
 			out := startStepOn(t, c, ns, opts)
-			out.WaitForLine(t, 1, "worker   sync      default/before ")
+			out.WaitForLine(t, 1, "worker1  sync      default/before ")
 
 			scheduler, kwok := c.Pause(t, "kube-scheduler"), c.Pause(t, "kwok")
 			testenv.CreatePod(t, cs, ns, "demo", map[string]string{"app": "demo"})
 			t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "demo") })
-			out.WaitForLine(t, 1, "worker   sync      default/demo ", "phase=Pending labels=")
+			out.WaitForLine(t, 1, "worker1  sync      default/demo ", "phase=Pending labels=")
 			scheduler()
-			out.WaitForLine(t, 1, "worker   sync      default/demo ", "phase=Pending node=")
+			out.WaitForLine(t, 1, "worker1  sync      default/demo ", "phase=Pending node=")
 			kwok()
-			out.WaitForLine(t, 1, "worker   sync      default/demo ", "phase=Running")
+			out.WaitForLine(t, 1, "worker1  sync      default/demo ", "phase=Running")
 			if _, err := scene.Label(ctx, cs, ns, "demo", "tier", scene.Value("web")); err != nil {
 				t.Fatal(err)
 			}
-			out.WaitForLine(t, 1, "worker   sync      default/demo ", "tier=web")
+			out.WaitForLine(t, 1, "worker1  sync      default/demo ", "tier=web")
 			if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, scene.Value("true")); err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +92,7 @@ func TestDemo(t *testing.T) {
 			if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, nil); err != nil {
 				t.Fatal(err)
 			}
-			out.WaitForLine(t, 2, "worker   sync      default/demo ", "tier=web")
+			out.WaitForLine(t, 2, "worker1  sync      default/demo ", "tier=web")
 			golden.Check(t, mode.golden, withoutBookmarks(show.StripVersions(out.String())))
 		})
 	}
@@ -155,12 +155,12 @@ func TestResyncIsOneSyncAll(t *testing.T) {
 	opts := defaults
 	opts.resync = time.Second
 	out := startStep(t, ns, opts)
-	out.WaitForLine(t, 2, "worker   sync      "+ns+"/a ")
+	out.WaitForLine(t, 2, "worker1  sync      "+ns+"/a ")
 	testenv.WantOrder(t, out.String(),
 		"queue    Resync    ", "-> one SyncAll delta",
 		"-- fifo: SyncAll: OnUpdate(obj, obj) for each of the 1 pod in the indexer",
 		"fifo     OnUpdate  "+ns+"/a ", "resync: old and new are the same object",
-		"worker   sync      "+ns+"/a ")
+		"worker1  sync      "+ns+"/a ")
 }
 
 // 故事：失敗的鍵以指數退避重試：每次等待都是上一次的兩倍，到達上限就被丟棄。
@@ -213,12 +213,19 @@ func TestSyncsEveryKeyAndDeletes(t *testing.T) {
 	}
 	out := startStep(t, ns, options{workers: 2, maxRetries: 5, baseDelay: 5 * time.Millisecond})
 	for _, n := range names {
-		out.WaitForLine(t, 1, "worker   sync      "+ns+"/"+n+" ", "phase=Pending")
+		out.WaitForLine(t, 1, " sync      "+ns+"/"+n+" ", "phase=Pending")
 	}
 	if err := scene.Delete(ctx, cs, ns, "b"); err != nil {
 		t.Fatal(err)
 	}
-	out.WaitForLine(t, 1, "worker   sync      "+ns+"/b ", "gone from the cache")
+	out.WaitForLine(t, 1, " sync      "+ns+"/b ", "gone from the cache")
+	// 兩個 worker 各有名字；每一行同步都說是哪一個做的。
+	// The two workers have names; every sync line says which one did it.
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.Contains(line, " sync ") && !strings.HasPrefix(line, "worker1 ") && !strings.HasPrefix(line, "worker2 ") {
+			t.Errorf("a sync line without its worker's name: %q", line)
+		}
+	}
 }
 
 // 故事：worker 還沒啟動時，同一個 Pod 改了三次。佇列裡只有一個鍵；worker 啟動後只同步一次，
@@ -253,12 +260,12 @@ func TestKeysCoalesce(t *testing.T) {
 	}
 
 	go func() {
-		for c.processNextItem() {
+		for c.processNextItem("worker1") {
 		}
 	}()
-	out.WaitForLine(t, 1, "worker   sync      "+ns+"/busy ", "labels=v=3")
+	out.WaitForLine(t, 1, "worker1  sync      "+ns+"/busy ", "labels=v=3")
 	c.queue.ShutDownWithDrain()
-	if n := out.Count("worker   sync      " + ns + "/busy "); n != 1 {
+	if n := out.Count("worker1  sync      " + ns + "/busy "); n != 1 {
 		t.Errorf("want exactly one sync for three changes, got %d:\n%s", n, out.String())
 	}
 }
@@ -289,8 +296,8 @@ func TestSurvivesAPIServerRestart(t *testing.T) {
 			opts := defaults
 			opts.perObject = mode.perObject
 			out := startStep(t, ns, opts)
-			out.WaitForLine(t, 1, "worker   sync      "+ns+"/goes ")
-			out.WaitForLine(t, 1, "worker   sync      "+ns+"/stays ")
+			out.WaitForLine(t, 1, "worker1  sync      "+ns+"/goes ")
+			out.WaitForLine(t, 1, "worker1  sync      "+ns+"/stays ")
 
 			testenv.RestartAPIServer(t, func(other kubernetes.Interface) {
 				if err := scene.Delete(ctx, other, ns, "goes"); err != nil {
@@ -303,9 +310,9 @@ func TestSurvivesAPIServerRestart(t *testing.T) {
 			})
 
 			out.WaitForLine(t, 1, mode.tombstone...)
-			out.WaitForLine(t, 1, "worker   sync      "+ns+"/goes ", "gone from the cache")
-			out.WaitForLine(t, 1, "worker   sync      "+ns+"/arrives ")
-			out.WaitForLine(t, 1, "worker   sync      "+ns+"/stays ", "labels=app=y")
+			out.WaitForLine(t, 1, "worker1  sync      "+ns+"/goes ", "gone from the cache")
+			out.WaitForLine(t, 1, "worker1  sync      "+ns+"/arrives ")
+			out.WaitForLine(t, 1, "worker1  sync      "+ns+"/stays ", "labels=app=y")
 			if mode.perObject {
 				return
 			}
@@ -328,5 +335,69 @@ func TestCommandLine(t *testing.T) {
 	out := testenv.Interrupt(t, bin, "informer synced", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
 	if !strings.Contains(out, "-- workers stopped") {
 		t.Errorf("no clean worker shutdown after Ctrl-C:\n%s", out)
+	}
+}
+
+// 故事：三個 worker，兩個 Pod 上快速做 20 次標籤變化再拿掉標籤（scene.sh burst 20）。
+// 每次變化都推進佇列一次；同步的行數不超過推送的次數（等待中的鍵會合併），每行都寫著 worker 的名字，
+// 而每個 Pod 最後一次同步看到的是最後的狀態：沒有 burst 標籤。
+//
+// The story: three workers, and 20 quick label changes over two pods, then
+// the label removed (scene.sh burst 20). Every change is pushed once; there
+// are no more sync lines than pushes (a waiting key merges changes), each
+// names its worker, and each pod's last sync sees the final state: no burst
+// label.
+func TestWorkersAndBurst(t *testing.T) {
+	cs := testenv.Client(t)
+	ns := testenv.Namespace(t)
+	for _, n := range []string{"one", "two"} {
+		testenv.CreatePod(t, cs, ns, n, map[string]string{"app": n})
+	}
+	out := startStep(t, ns, options{workers: 3, maxRetries: 5, baseDelay: 5 * time.Millisecond})
+	out.WaitFor(t, "informer synced", 1)
+	changed, err := scene.Burst(ctx, cs, ns, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changed) != 2 {
+		t.Fatalf("burst changed %v; want both pods", changed)
+	}
+	// 20 次變化加上兩次拿掉標籤：每個 Pod 11 次推送。 / 20 changes plus two removals: 11 pushes per pod.
+	for _, n := range []string{"one", "two"} {
+		out.WaitForLine(t, 11, "queue    Update    "+ns+"/"+n+" ")
+	}
+	var last map[string]string
+	syncs := 0
+	settled := func() bool {
+		last, syncs = map[string]string{}, 0
+		for _, line := range strings.Split(out.String(), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 3 || f[1] != "sync" {
+				continue
+			}
+			if f[0] != "worker1" && f[0] != "worker2" && f[0] != "worker3" {
+				t.Fatalf("a sync line without its worker's name: %q", line)
+			}
+			syncs++
+			last[f[2]] = line
+		}
+		return strings.HasSuffix(last[ns+"/one"], "labels=app=one") && strings.HasSuffix(last[ns+"/two"], "labels=app=two")
+	}
+	deadline := time.Now().Add(testenv.WaitTimeout)
+	for !settled() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the last syncs never showed the final state:\n%s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// 初始清單的兩次同步，加上最多 22 次：推送了幾次，最多就同步幾次。
+	// The initial list's two syncs, plus at most 22: never more syncs than pushes.
+	if pushes := 2 + out.Count("queue    Update    ", ns+"/"); syncs > pushes {
+		t.Errorf("%d syncs for %d pushes; a key cannot be synced more often than it was queued:\n%s", syncs, pushes, out.String())
+	}
+	for _, n := range []string{"one", "two"} {
+		if l := last[ns+"/"+n]; strings.Contains(l, "burst=") {
+			t.Errorf("the last sync of %s still shows a burst label: %q", n, l)
+		}
 	}
 }

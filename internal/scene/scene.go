@@ -10,6 +10,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,7 +45,93 @@ func Pod(namespace, name string, labels map[string]string) *corev1.Pod {
 //
 // Create creates a pod with the given labels.
 func Create(ctx context.Context, cs kubernetes.Interface, namespace, name string, labels map[string]string) (*corev1.Pod, error) {
-	return cs.CoreV1().Pods(namespace).Create(ctx, Pod(namespace, name, labels), metav1.CreateOptions{})
+	return CreatePod(ctx, cs, Pod(namespace, name, labels))
+}
+
+// MadeBy 是 scene 建立的每個 Pod 都帶著的註記，reset 靠它只刪 scene 自己的 Pod。
+//
+// MadeBy is the annotation every pod scene creates carries; reset relies on
+// it to delete scene's own pods only.
+const MadeBy = "informer-lab/made-by"
+
+// CreatePod 建立一個 Pod，並標上 MadeBy。
+//
+// CreatePod creates a pod, marked with MadeBy.
+func CreatePod(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) (*corev1.Pod, error) {
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	pod.Annotations[MadeBy] = "scene"
+	return cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+}
+
+// Burst 儘快做 n 次標籤變化（burst=1、burst=2…），輪流分給 namespace 裡的 Pod，
+// 讓多個 worker 同時有事做，同一個鍵的變化也來不及被一一處理；最後再把 burst 標籤拿掉。
+// 回傳改過的 Pod。
+//
+// Burst makes n label changes (burst=1, burst=2, …) as fast as it can, taking
+// the namespace's pods in turn, so that several workers have work at once and
+// changes to one key come faster than they can be handled one by one; then it
+// removes the burst label again. It returns the pods it changed.
+func Burst(ctx context.Context, cs kubernetes.Interface, namespace string, n int) ([]string, error) {
+	pods, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil {
+			names = append(names, p.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no pods in namespace %s to change (create some first)", namespace)
+	}
+	for i := 1; i <= n; i++ {
+		if _, err := Label(ctx, cs, namespace, names[(i-1)%len(names)], "burst", Value(strconv.Itoa(i))); err != nil {
+			return nil, err
+		}
+	}
+	if len(names) > n {
+		names = names[:n]
+	}
+	// 最後把標籤拿掉，Pod 回到原來的樣子，下一步的輸出才不會多出 burst=…。
+	// Finally remove the label, so the pods are as they were and the next step's output shows no burst=….
+	for _, name := range names {
+		if _, err := Label(ctx, cs, namespace, name, "burst", nil); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// Reset 刪除 namespace 裡 scene 建立的每個 Pod（keep 列出的除外），等它們消失，
+// 讓下一步從預期的狀態開始。
+//
+// Reset deletes every pod scene created in the namespace (except those named
+// in keep) and waits until they are gone, so the next step starts from the
+// state it expects.
+func Reset(ctx context.Context, cs kubernetes.Interface, namespace string, keep ...string) ([]string, error) {
+	pods, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var deleted []string
+	for _, p := range pods.Items {
+		if p.Annotations[MadeBy] != "scene" || slices.Contains(keep, p.Name) {
+			continue
+		}
+		if err := Delete(ctx, cs, namespace, p.Name); err != nil && !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+		deleted = append(deleted, p.Name)
+	}
+	for _, name := range deleted {
+		if err := Settle(ctx, cs, namespace, name, 30*time.Second); err != nil {
+			return nil, err
+		}
+	}
+	return deleted, nil
 }
 
 // Label 設定一個標籤；value 為 nil 時刪除該標籤。用 merge patch，不必先讀取。
@@ -70,12 +158,20 @@ func patchMeta(ctx context.Context, cs kubernetes.Interface, namespace, name, fi
 }
 
 // Delete 像 kubectl delete pod 那樣刪除一個 Pod：API server 設下 deletionTimestamp，
-// 由節點（kwok 或 kubelet）收尾；還沒排程的 Pod 則立刻刪掉。
+// 由節點（kwok 或 kubelet）收尾；還沒排程的 Pod 則立刻刪掉。綁在不存在節點上的 Pod
+// 沒有人收尾，所以改用 DeleteNow。
 //
 // Delete deletes a pod as kubectl delete pod does: the API server sets
 // deletionTimestamp and the node (kwok or the kubelet) finishes the job; a
-// pod not yet scheduled is deleted at once.
+// pod not yet scheduled is deleted at once. A pod bound to a node that does
+// not exist has nobody to finish it, so it gets DeleteNow instead.
 func Delete(ctx context.Context, cs kubernetes.Interface, namespace, name string) error {
+	// 綁在不存在的節點上的 Pod（create --node）沒有人會把刪除做完，所以立刻刪掉。
+	// A pod bound to a node that does not exist (create --node) has nobody to finish its delete, so delete it at once.
+	if p, err := cs.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{}); err == nil &&
+		p.Spec.NodeName != "" && !nodeExists(ctx, cs, p.Spec.NodeName) {
+		return DeleteNow(ctx, cs, namespace, name)
+	}
 	return deletePod(ctx, cs, namespace, name, metav1.DeleteOptions{})
 }
 
@@ -96,6 +192,11 @@ func deletePod(ctx context.Context, cs kubernetes.Interface, namespace, name str
 		return fmt.Errorf("deleting pod %s/%s: %w", namespace, name, err)
 	}
 	return nil
+}
+
+func nodeExists(ctx context.Context, cs kubernetes.Interface, name string) bool {
+	_, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	return err == nil
 }
 
 // Settle 等一個 Pod 走完這次變化：叢集有節點時，剛建立的 Pod 要等到 Running，
@@ -119,6 +220,10 @@ func Settle(ctx context.Context, cs kubernetes.Interface, namespace, name string
 		case err != nil:
 			last = err.Error()
 			return false, nil
+		case p.Spec.NodeName != "" && !nodeExists(ctx, cs, p.Spec.NodeName):
+			// 綁到一個不存在的節點：沒有人會讓它跑起來，也沒有人會把刪除做完。
+			// Bound to a node that does not exist: nobody will run it, nobody will finish a delete.
+			return true, nil
 		case p.DeletionTimestamp != nil:
 			last = "still being deleted"
 			return false, nil

@@ -17,10 +17,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
@@ -30,12 +32,20 @@ import (
 
 const usage = `usage: scene [flags] COMMAND [ARGS]
 
+scene makes pod changes for the steps to observe, in the namespace of your
+kubeconfig's context (or -n). It needs only Go.
+
 commands:
-  create NAME [KEY=VALUE ...]   create a pod with these labels (and wait until it runs, if the cluster has a node)
+  create NAME [KEY=VALUE ...]   create a pod with these labels and wait until it runs (if the cluster has
+                                a node); a pod of that name already there is left as it is
   label NAME KEY=VALUE|KEY-     set or remove a label
   annotate NAME KEY=VALUE|KEY-  set or remove an annotation
-  delete NAME                   delete a pod as kubectl delete does (and wait until it is gone)
+  delete NAME                   delete a pod as kubectl delete does, and wait until it is gone
   demo                          create, relabel and delete the pod "demo"
+  burst N                       make N label changes (burst=1..N) as fast as the API server takes them,
+                                spread over the namespace's pods, then remove the label again
+                                (to see workers in parallel and keys merged)
+  reset                         delete every pod scene created in the namespace, except "before"
 
 flags:
 `
@@ -45,6 +55,13 @@ func main() {
 	fs := flag.NewFlagSet("scene", flag.ExitOnError)
 	f.Register(fs)
 	pause := fs.Duration("pause", time.Second, "demo: time between changes, so a human can follow")
+	node := fs.String("node", "", "create: bind the pod to this node yourself (spec.nodeName), as if scheduled; a node that does not exist leaves it Pending")
+	// 共用旗標的說明是寫給步驟的（「要看的 namespace」）；scene 是改變，不是看。
+	// The shared flag's help is written for the steps ("namespace to watch"); scene changes, it does not watch.
+	for _, name := range []string{"namespace", "n"} {
+		fs.Lookup(name).Usage = "namespace to change (default: the context's namespace, else \"default\")"
+	}
+	fs.Lookup("n").Usage = "shorthand for --namespace"
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage)
 		fs.PrintDefaults()
@@ -77,7 +94,7 @@ func main() {
 	defer stop()
 	env, err := cli.Connect(ctx, &f, os.Stdout, os.Stderr)
 	if err == nil {
-		err = run(ctx, env.Client, env.Namespace, args, *pause)
+		err = run(ctx, env.Client, env.Namespace, args, settings{pause: *pause, node: *node})
 	}
 	if err != nil && ctx.Err() == nil {
 		fmt.Fprintf(os.Stderr, "scene: %v\n", err)
@@ -100,6 +117,8 @@ var commands = map[string]struct {
 	"annotate": {2, 2, "NAME KEY=VALUE|KEY-"},
 	"delete":   {1, 1, "NAME"},
 	"demo":     {0, 0, ""},
+	"burst":    {1, 1, "N"},
+	"reset":    {0, 0, ""},
 }
 
 // checkArgs 在連線之前檢查指令與參數個數，錯誤的用法不會送出任何請求。
@@ -109,15 +128,26 @@ var commands = map[string]struct {
 func checkArgs(args []string) error {
 	c, ok := commands[args[0]]
 	if !ok {
-		return fmt.Errorf("unknown command %q (create, label, annotate, delete, demo)", args[0])
+		return fmt.Errorf("unknown command %q (create, label, annotate, delete, demo, burst, reset)", args[0])
 	}
 	if n := len(args) - 1; n < c.min || (c.max >= 0 && n > c.max) {
 		return fmt.Errorf("usage: scene %s %s", args[0], c.form)
 	}
+	if args[0] == "burst" {
+		if n, err := strconv.Atoi(args[1]); err != nil || n < 1 || n > 1000 {
+			return fmt.Errorf("burst: N must be a number from 1 to 1000, not %q", args[1])
+		}
+	}
 	return nil
 }
 
-func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string, pause time.Duration) error {
+// settings 是 run 需要的旗標值。 / settings are the flag values run needs.
+type settings struct {
+	pause time.Duration
+	node  string
+}
+
+func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string, set settings) error {
 	cmd, args := args[0], args[1:]
 	switch cmd {
 	case "create":
@@ -129,7 +159,16 @@ func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string,
 			}
 			labels[k] = v
 		}
-		if _, err := scene.Create(ctx, cs, ns, args[0], labels); err != nil {
+		pod := scene.Pod(ns, args[0], labels)
+		pod.Spec.NodeName = set.node
+		_, err := scene.CreatePod(ctx, cs, pod)
+		if apierrors.IsAlreadyExists(err) {
+			// 照著 README 一步一步做時，before 早就在了：這不是錯誤。
+			// Following the READMEs in order, before is already there: not an error.
+			fmt.Printf("scene: pod %s/%s already exists; leaving it as it is\n", ns, args[0])
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 		// 等 Pod 跑起來（或沒有節點時不等），下一個變化才不會跟排程、kwok 的狀態更新交錯。
@@ -170,12 +209,29 @@ func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string,
 				select {
 				case <-ctx.Done():
 					return ctx.Err()
-				case <-time.After(pause):
+				case <-time.After(set.pause):
 				}
 			}
-			if err := run(ctx, cs, ns, s, pause); err != nil {
+			if err := run(ctx, cs, ns, s, set); err != nil {
 				return err
 			}
+		}
+	case "burst":
+		n, _ := strconv.Atoi(args[0])
+		changed, err := scene.Burst(ctx, cs, ns, n)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("scene: %d label changes (burst=1..%d), then burst- again, on %s\n", n, n, strings.Join(changed, " "))
+	case "reset":
+		deleted, err := scene.Reset(ctx, cs, ns, "before")
+		if err != nil {
+			return err
+		}
+		if len(deleted) == 0 {
+			fmt.Printf("scene: nothing to reset in %s\n", ns)
+		} else {
+			fmt.Printf("scene: deleted %s from %s\n", strings.Join(deleted, " "), ns)
 		}
 	}
 	return nil
