@@ -1,0 +1,333 @@
+package scripts_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
+)
+
+// walk 是 README 裡的一段練習：第一個終端機的指令（最後一行是 go run，會一直執行），
+// 第二個終端機的指令，以及它們應該產生的輸出（README 裡 golden 標記的那一段）。
+//
+// walk is one exercise in a README: the first terminal's commands (the last
+// is a go run that keeps running), the second terminal's commands, and the
+// output they should produce (the README's golden-marked block).
+type walk struct {
+	readme, name string
+	term1, term2 []string
+	// prefix 表示 README 的輸出只到某個時間點為止（之後的指令會再加上幾行）。
+	// prefix means the README's output stops at some point (later commands add lines).
+	prefix bool
+	want   []string
+}
+
+var (
+	walkMarker   = regexp.MustCompile(`^<!-- walk (\S+): terminal ([12])( prefix)? -->$`)
+	goldenMarker = regexp.MustCompile(`^<!-- golden:(\S+) -->$`)
+)
+
+// parseWalks 讀出一份 README 裡的每一段練習，依出現的順序。
+//
+// parseWalks reads every exercise of one README, in the order they appear.
+func parseWalks(t *testing.T, readme string) []*walk {
+	t.Helper()
+	data, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	var walks []*walk
+	byName := map[string]*walk{}
+	blocks := map[string][]string{}
+	for i := 0; i < len(lines); i++ {
+		if m := goldenMarker.FindStringSubmatch(lines[i]); m != nil {
+			body, end := fenced(t, readme, lines, i+1)
+			blocks[m[1]], i = body, end
+			continue
+		}
+		m := walkMarker.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		w := byName[m[1]]
+		if w == nil {
+			w = &walk{readme: readme, name: m[1]}
+			byName[m[1]] = w
+			walks = append(walks, w)
+		}
+		body, end := fenced(t, readme, lines, i+1)
+		i = end
+		var cmds []string
+		for _, line := range body {
+			if cmd, _, _ := strings.Cut(line, "#"); strings.TrimSpace(cmd) != "" {
+				cmds = append(cmds, strings.TrimSpace(cmd))
+			}
+		}
+		if m[2] == "1" {
+			w.term1 = cmds
+		} else {
+			w.term2, w.prefix = cmds, m[3] != ""
+		}
+	}
+	for _, w := range walks {
+		w.want = blocks[w.name]
+		switch {
+		case w.want == nil:
+			t.Fatalf("%s: walk %s has no <!-- golden:%s --> block", readme, w.name, w.name)
+		case len(w.term1) == 0 || !strings.HasPrefix(w.term1[len(w.term1)-1], "go run "):
+			t.Fatalf("%s: walk %s: the first terminal's block must end with go run", readme, w.name)
+		case len(w.term2) == 0:
+			t.Fatalf("%s: walk %s has no second-terminal block", readme, w.name)
+		}
+	}
+	return walks
+}
+
+// fenced 回傳從 lines[start] 開始的圍欄程式碼區塊內容，以及結尾那一行的位置。
+//
+// fenced returns the body of the fenced code block opening at lines[start],
+// and the index of its closing line.
+func fenced(t *testing.T, readme string, lines []string, start int) ([]string, int) {
+	t.Helper()
+	if start >= len(lines) || !strings.HasPrefix(lines[start], "```") {
+		t.Fatalf("%s:%d: a marker must be followed by a fenced code block", readme, start)
+	}
+	for i := start + 1; i < len(lines); i++ {
+		if lines[i] == "```" {
+			return lines[start+1 : i], i
+		}
+	}
+	t.Fatalf("%s:%d: unclosed code block", readme, start+1)
+	return nil, 0
+}
+
+// 故事：一個學習者照著步驟 01 到 04 的 README，一份接一份、逐字執行裡面的指令，全都對著同一個叢集。
+// 每一段練習的輸出都跟 README 展示的一樣。指令是從 README 本身讀出來的，README 與測試不會各說各話；
+// 中文版的指令必須跟英文版一模一樣。
+//
+// The story: a learner follows the READMEs of steps 01 to 04, one after the
+// other, running their commands exactly as written, all against one cluster.
+// Every exercise prints what its README shows. The commands are read from the
+// READMEs themselves, so README and test cannot drift; the zh-TW READMEs must
+// hold the very same commands.
+func TestREADMEsInOrder(t *testing.T) {
+	readmes, _ := filepath.Glob("../step[0-9][0-9]-*/README.md")
+	if len(readmes) == 0 {
+		t.Fatal("no step READMEs found")
+	}
+	var walks []*walk
+	for _, readme := range readmes {
+		en := parseWalks(t, readme)
+		zh := parseWalks(t, strings.TrimSuffix(readme, ".md")+".zh-TW.md")
+		if len(en) == 0 {
+			t.Fatalf("%s has no walk markers", readme)
+		}
+		if fmt.Sprint(commands(en)) != fmt.Sprint(commands(zh)) {
+			t.Errorf("%s and its zh-TW twin run different commands:\n%v\n%v", readme, commands(en), commands(zh))
+		}
+		walks = append(walks, en...)
+	}
+
+	l := newLab(t, "lab-readmes")
+	for _, w := range walks {
+		t.Logf("%s: %s", w.readme, w.name)
+		got := l.walk(w)
+		if msg := compareWalk(w, got); msg != "" {
+			t.Fatalf("%s, %s: %s\n--- README\n%s\n--- got\n%s", w.readme, w.name, msg, strings.Join(w.want, "\n"), strings.Join(got, "\n"))
+		}
+	}
+}
+
+func commands(walks []*walk) [][]string {
+	var all [][]string
+	for _, w := range walks {
+		all = append(all, w.term1, w.term2)
+	}
+	return all
+}
+
+// quietFor 是「輸出停下來了」的判斷：這麼久沒有新的一行，才執行下一個指令，
+// 就像一個人看著終端機等它停下來。
+//
+// quietFor is what "the output has settled" means: no new line for this
+// long before the next command, as a person watching the terminal would wait.
+const quietFor = 500 * time.Millisecond
+
+// walk 執行一段練習，回傳這一步印出的行（已正規化）。
+//
+// walk runs one exercise and returns the lines the step printed
+// (normalized).
+func (l *lab) walk(w *walk) []string {
+	t := l.t
+	t.Helper()
+	shell := func(cmd string) *exec.Cmd {
+		c := exec.Command("bash", "-c", cmd)
+		c.Dir = ".."
+		c.Env = l.env
+		return c
+	}
+	for _, cmd := range w.term1[:len(w.term1)-1] {
+		if out, err := shell(cmd).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %s: %v\n%s", w.name, cmd, err, out)
+		}
+	}
+	out := &testenv.Output{}
+	step := shell("exec " + w.term1[len(w.term1)-1])
+	step.Stdout, step.Stderr = out, out
+	// 自己的行程群組：Ctrl-C 送給整個群組，就像終端機那樣。
+	// A process group of its own: Ctrl-C goes to the whole group, as a terminal sends it.
+	step.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := step.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = step.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-step.Process.Pid, syscall.SIGKILL)
+		<-done
+	})
+	out.WaitFor(t, "watching from there", 1)
+	settle(t, out)
+	for _, cmd := range w.term2 {
+		if res, err := shell(cmd).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %s: %v\n%s", w.name, cmd, err, res)
+		}
+		settle(t, out)
+	}
+	if err := syscall.Kill(-step.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("%s: still running 15 s after Ctrl-C:\n%s", w.name, out.String())
+	}
+	return normalize(out.String())
+}
+
+// settle 等到輸出 quietFor 這麼久都沒有變化（最多 testenv.WaitTimeout）。
+//
+// settle waits until the output has not changed for quietFor (at most
+// testenv.WaitTimeout).
+func settle(t *testing.T, out *testenv.Output) {
+	t.Helper()
+	deadline := time.Now().Add(testenv.WaitTimeout)
+	last, since := out.String(), time.Now()
+	for time.Since(since) < quietFor {
+		if time.Now().After(deadline) {
+			t.Fatalf("the output never settled:\n%s", last)
+		}
+		time.Sleep(20 * time.Millisecond)
+		if now := out.String(); now != last {
+			last, since = now, time.Now()
+		}
+	}
+}
+
+var (
+	bookmarkLine = regexp.MustCompile(`^(queue|fifo) +Bookmark `)
+	syncLine     = regexp.MustCompile(`^worker\d+ +sync `)
+	shutdownLine = regexp.MustCompile(`^-- (shutting down|workers stopped)`)
+	// 合併時，step 04 的處理函式會註明鍵已經在佇列裡；這一行跟合併一樣看時機。
+	// When changes merge, step 04's handler notes that the key is already queued; like the merge, that depends on timing.
+	queuedLine = regexp.MustCompile(`^-- \S+ is already queued `)
+)
+
+// normalize 做的正是黃金檔做的事：resourceVersion 換成 N、拿掉 bookmark 的行、
+// 連不上時每秒重複的那一行只留一行。
+//
+// normalize does what the golden files do: resource versions become N,
+// bookmark lines go, and the once-a-second "unreachable" line is kept once.
+func normalize(s string) []string {
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(show.StripVersions(s)))
+	for sc.Scan() {
+		line := sc.Text()
+		if bookmarkLine.MatchString(line) {
+			continue
+		}
+		if n := len(lines); n > 0 && strings.HasPrefix(line, "-- API server unreachable") && lines[n-1] == line {
+			continue
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// compareWalk 比對輸出與 README。worker 的 sync 行另外比：事件來得比 worker 快時，
+// 幾個變化會合併成一次同步（這正是 step 04 要教的），所以實際的 sync 行必須是 README 那些的
+// 子序列，而且最後一行相同；其他每一行都必須一模一樣。prefix 的練習只比 README 列出的部分。
+//
+// compareWalk compares the output with the README. Worker sync lines are
+// compared apart: when events come faster than a worker, changes merge into
+// one sync (which is what step 04 teaches), so the actual sync lines must be
+// a subsequence of the README's, ending with the same line; every other line
+// must be identical. A prefix exercise compares only as much as the README
+// shows.
+func compareWalk(w *walk, got []string) string {
+	split := func(lines []string) (rest, syncs []string) {
+		for _, l := range lines {
+			if syncLine.MatchString(l) {
+				syncs = append(syncs, l)
+			} else if !shutdownLine.MatchString(l) && !queuedLine.MatchString(l) {
+				rest = append(rest, l)
+			}
+		}
+		return rest, syncs
+	}
+	wantRest, wantSyncs := split(w.want)
+	// 只取 README 那一段所涵蓋的輸出：直到 README 的非 sync 行用完之後的下一個非 sync 行為止。
+	// Take only the output the README's block covers: up to the non-sync line after the README's last one.
+	var covered []string
+	n := 0
+	for _, l := range got {
+		if !syncLine.MatchString(l) && !shutdownLine.MatchString(l) && !queuedLine.MatchString(l) {
+			if n == len(wantRest) && w.prefix {
+				break
+			}
+			n++
+		}
+		covered = append(covered, l)
+	}
+	gotRest, gotSyncs := split(covered)
+	if !slices.Equal(gotRest, wantRest) {
+		for i := range max(len(wantRest), len(gotRest)) {
+			switch {
+			case i >= len(gotRest):
+				return fmt.Sprintf("the output ends before the README's line %q", wantRest[i])
+			case i >= len(wantRest):
+				return fmt.Sprintf("an extra line after the README's output: %q", gotRest[i])
+			case gotRest[i] != wantRest[i]:
+				return fmt.Sprintf("a line differs: README %q, got %q", wantRest[i], gotRest[i])
+			}
+		}
+	}
+	if !isSubsequence(gotSyncs, wantSyncs) {
+		return fmt.Sprintf("the worker syncs are not the README's, merged or not: %q", gotSyncs)
+	}
+	if len(wantSyncs) > 0 && (len(gotSyncs) == 0 || gotSyncs[len(gotSyncs)-1] != wantSyncs[len(wantSyncs)-1]) {
+		return "the last worker sync is not the README's"
+	}
+	return ""
+}
+
+func isSubsequence(sub, of []string) bool {
+	i := 0
+	for _, s := range of {
+		if i < len(sub) && sub[i] == s {
+			i++
+		}
+	}
+	return i == len(sub)
+}
