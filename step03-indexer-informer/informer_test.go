@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"io"
+	"os"
+	"os/exec"
 	"reflect"
 	"sort"
 	"strings"
@@ -226,4 +228,37 @@ func TestCommandLine(t *testing.T) {
 	bin := testenv.Build(t)
 	testenv.Fails(t, bin, `--constructor must be options or indexer, not "shared"`, "--kubeconfig", "/nonexistent", "--constructor", "shared")
 	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
+}
+
+// 故事：API server 在步驟執行中停掉又回來。Reflector 自己退避重試、撐過去；
+// 步驟說一行它連不上（附上 scripts/cluster-up.sh 的提示），回來時再說一行，之後的變化照常出現。
+//
+// The story: the API server goes away while the step runs, and comes back.
+// The Reflector backs off and retries on its own and rides it out; the step
+// says in one line that it cannot reach the server (with the
+// scripts/cluster-up.sh hint), says another when it answers again, and later
+// changes show as usual.
+func TestSaysWhenTheAPIServerGoesAway(t *testing.T) {
+	cs := testenv.Client(t)
+	ns := testenv.Namespace(t)
+	bin := testenv.Build(t)
+	out := &testenv.Output{}
+	cmd := exec.Command(bin, "--kubeconfig", testenv.Kubeconfig(t), "-n", ns)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	out.WaitFor(t, "watching from there", 1)
+	testenv.RestartAPIServer(t, nil)
+	out.WaitForLine(t, 1, "-- API server unreachable (", "client-go keeps retrying with backoff (if the cluster is down: scripts/cluster-up.sh)")
+	out.WaitFor(t, "-- API server answers again", 1)
+	testenv.CreatePod(t, cs, ns, "later", nil)
+	out.WaitForLine(t, 1, "handler  OnAdd     "+ns+"/later ")
+	if n := out.Count("-- API server unreachable ("); n != 1 {
+		t.Errorf("the outage was reported %d times; want once however many retries it took:\n%s", n, out.String())
+	}
 }

@@ -19,6 +19,8 @@ import (
 func main() {
 	var f cli.Flags
 	f.Register(flag.CommandLine)
+	// 這一步的 Reflector 會撐過 API server 中斷；讓它說出來。 / This step's Reflector rides out an API server outage; have it say so.
+	f.NoteOutages = true
 	var opts options
 	flag.StringVar(&opts.constructor, "constructor", "options", "options: cache.NewInformerWithOptions (today); indexer: cache.NewIndexerInformer (the source article's, deprecated)")
 	flag.DurationVar(&opts.resync, "resync", 0, "hand every cached pod to OnUpdate again this often (0: never)")

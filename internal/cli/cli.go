@@ -33,6 +33,13 @@ type Flags struct {
 	Namespace  string
 	Trace      bool
 	Verbosity  int
+	// NoteOutages 不是旗標：建立在 Reflector 上的步驟（02–04）設定它，撐過 API server 中斷時
+	// 會說出來（見 OutageNotes）。步驟 01 自己重試，也自己說明。
+	//
+	// NoteOutages is not a flag: the steps built on a Reflector (02–04) set
+	// it, so they say so while they ride out an API server outage (see
+	// OutageNotes). Step 01 retries, and says so, on its own.
+	NoteOutages bool
 }
 
 // Register 把共用旗標加到 fs 上；-n 與 --namespace 是同一個旗標。
@@ -141,6 +148,9 @@ func Connect(ctx context.Context, f *Flags, out, traceOut io.Writer) (*Env, erro
 	}
 	if f.Trace {
 		cfg.Wrap(Tracer(traceOut))
+	}
+	if f.NoteOutages {
+		cfg.Wrap(OutageNotes(out))
 	}
 	if err := Preflight(ctx, cfg); err != nil {
 		return nil, err
