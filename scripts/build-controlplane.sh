@@ -10,62 +10,34 @@ set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# Settings（可用環境變數覆寫 / override with environment variables）
-# 進度訊息的間隔秒數。 / Seconds between progress lines.
-PROGRESS_EVERY="${PROGRESS_EVERY:-30}"
-
 # 要建置的執行檔；internal/controlplane.Binaries 列的是同一組。 / The binaries to build; internal/controlplane.Binaries lists the same set.
 BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
 
-# binaries_work 在每個執行檔都在而且能執行時成功。 / binaries_work succeeds when every binary exists and runs.
+# binaries_work 在每個執行檔都在而且能執行時成功。建置成功後留下的 .built 表示已經確認過，
+# 之後只看檔案在不在，省下每次執行五個 --version 的時間。
+# binaries_work succeeds when every binary exists and runs. The .built stamp a successful build leaves says
+# that was checked, so later calls only look for the files and save five --version runs each time.
 binaries_work() {
   local dir="$1" bin
   for bin in "${BINARIES[@]}"; do
-    [[ -x "${dir}/${bin}" ]] && "${dir}/${bin}" --version >/dev/null 2>&1 || return 1
+    [[ -x "${dir}/${bin}" ]] || return 1
+    [[ -f "${dir}/.built" ]] || "${dir}/${bin}" --version >/dev/null 2>&1 || return 1
   done
 }
 
-# 背景建置的 PID、記錄檔與暫存目錄；中斷時由 cleanup 收拾。 / The background build's PID, log and temporary directory; cleanup tidies them on interruption.
-BUILD_PID=""
-BUILD_LOG=""
+# 暫存目錄；中斷時由 cleanup 收拾（進行中的 go build 由 go_build 自己收拾）。 / The temporary directory; cleanup tidies it on interruption (go_build tidies a running go build itself).
 BUILD_TMP=""
 
 cleanup() {
-  [[ -z "${BUILD_PID}" ]] || kill "${BUILD_PID}" 2>/dev/null || true
-  [[ -z "${BUILD_LOG}" ]] || rm -f "${BUILD_LOG}"
   [[ -z "${BUILD_TMP}" ]] || rm -rf "${BUILD_TMP}"
 }
 
-# build_one 建置一個執行檔；go build 會安靜好幾分鐘，所以定時回報編譯了幾個套件、花了多久。
-# build_one builds one binary; go build is silent for minutes, so report the packages compiled and the time taken at intervals.
-# 用法：build_one 模組目錄 輸出 標籤 ldflags 套件…；輸出以 / 結尾時是目錄（一次建置好幾個執行檔）。
-# Usage: build_one module-dir output label ldflags package…; an output ending in / is a directory (several binaries at once).
+# build_one 在 scripts/MODULE 裡建置；用法：build_one 模組 輸出 標籤 ldflags 套件…（輸出以 / 結尾時是目錄）。
+# build_one builds inside scripts/MODULE; usage: build_one module output label ldflags package… (an output ending in / is a directory).
 build_one() {
-  local module="$1" out="$2" label="$3" ldflags="$4" started=${SECONDS} count
-  shift 4
-  BUILD_LOG="$(mktemp)"
-  log "building ${label} ($*)"
-  (cd "${REPO_ROOT}/scripts/${module}" && exec go build -v -ldflags "${ldflags}" -o "${out}" "$@") 2>"${BUILD_LOG}" &
-  BUILD_PID=$!
-  while kill -0 "${BUILD_PID}" 2>/dev/null; do
-    for _ in $(seq "${PROGRESS_EVERY}"); do
-      kill -0 "${BUILD_PID}" 2>/dev/null || break
-      sleep 1
-    done
-    if kill -0 "${BUILD_PID}" 2>/dev/null; then
-      count="$(grep -c . "${BUILD_LOG}" || true)"
-      log "still building ${label}: ${count} packages compiled, $(seconds_since "${started}") so far"
-    fi
-  done
-  if ! wait "${BUILD_PID}"; then
-    BUILD_PID=""
-    tail -n 20 "${BUILD_LOG}" >&2
-    die "building ${label} failed (its last lines are above)"
-  fi
-  BUILD_PID=""
-  rm -f "${BUILD_LOG}"
-  BUILD_LOG=""
-  log "built ${label} in $(seconds_since "${started}")"
+  local module="$1"
+  shift
+  go_build "${REPO_ROOT}/scripts/${module}" "$@"
 }
 
 main() {
@@ -107,6 +79,8 @@ main() {
     k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler
   # kwok 有自己的模組（它要 client-go v0.36），見 scripts/kwok/go.mod。 / kwok has a module of its own (it needs client-go v0.36); see scripts/kwok/go.mod.
   build_one kwok "${BUILD_TMP}/kwok" kwok "" sigs.k8s.io/kwok/cmd/kwok
+  binaries_work "${BUILD_TMP}" || die "the binaries just built do not run (see above)"
+  touch "${BUILD_TMP}/.built"
   rm -rf "${dir}"
   mv "${BUILD_TMP}" "${dir}"
   BUILD_TMP=""

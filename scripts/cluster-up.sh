@@ -95,7 +95,10 @@ up_local() {
     >"${STATE_DIR}/localcluster.log" 2>&1 </dev/null &
   printf '%s\n' "$!" >"${STATE_DIR}/localcluster.pid"
 
-  until localcluster ready --dir "${STATE_DIR}" 2>/dev/null; do
+  # 先看記錄檔裡的就緒訊息（便宜），出現了再用 localcluster ready 確認一次。
+  # Watch the log for the ready line first (cheap), then confirm once with localcluster ready.
+  until grep -q '^localcluster: kube-apiserver ready at' "${STATE_DIR}/localcluster.log" 2>/dev/null &&
+    localcluster ready --dir "${STATE_DIR}" 2>/dev/null; do
     if ! process_alive "${STATE_DIR}/localcluster.pid"; then
       local reason
       reason="$(grep -m1 '^localcluster: ' "${STATE_DIR}/localcluster.log" || tail -n 1 "${STATE_DIR}/localcluster.log")"
@@ -106,7 +109,7 @@ up_local() {
       "${REPO_ROOT}/scripts/cluster-down.sh" >/dev/null
       die "the local cluster was not ready after ${READY_TIMEOUT}s"
     fi
-    sleep 0.2
+    sleep 0.1
   done
   log "local cluster ready at $(grep -o 'https://[^ ,]*' "${STATE_DIR}/localcluster.log" | head -n 1), node kwok-node-0 Ready, after $(seconds_since "${started}")"
   localcluster use --dir "${STATE_DIR}" --name "${LOCAL_CONTEXT}"

@@ -75,12 +75,53 @@ helper_bin() {
   key="$(printf '%s' "${key}" | sha256_of | cut -c 1-16)"
   bin="${dir}/${name}-${key}"
   if [[ ! -x "${bin}" ]]; then
-    log "building the ${name} helper (once per change to its sources)"
     mkdir -p "${dir}"
-    (cd "${REPO_ROOT}" && go build -o "${bin}.tmp.$$" "./internal/cmd/${name}") || die "building internal/cmd/${name} failed"
+    log "the ${name} helper is built once for each change to its sources"
+    go_build "${REPO_ROOT}" "${bin}.tmp.$$" "the ${name} helper" "" "./internal/cmd/${name}"
     mv "${bin}.tmp.$$" "${bin}"
   fi
   printf '%s\n' "${bin}"
+}
+
+# 建置時，進度訊息的間隔秒數。 / Seconds between progress lines while building.
+PROGRESS_EVERY="${PROGRESS_EVERY:-30}"
+
+# go_build 在 DIR 裡執行 go build -v，並每 PROGRESS_EVERY 秒回報一次進度：編譯了幾個套件（總數來自
+# go list -deps，快取裡已有的不必再編譯，所以實際常常少於總數）、花了多久。go build 本身會安靜好幾分鐘。
+# 用法：go_build 目錄 輸出 標籤 ldflags 套件…；輸出以 / 結尾時是目錄（一次建置好幾個執行檔）。
+# go_build runs go build -v in DIR and reports progress every PROGRESS_EVERY seconds: packages compiled out of
+# the total (from go list -deps; those already in the build cache need no compiling, so fewer often do) and the
+# time taken. go build itself stays silent for minutes.
+# Usage: go_build dir output label ldflags package…; an output ending in / is a directory (several binaries at once).
+go_build() {
+  local dir="$1" out="$2" label="$3" ldflags="$4" started=${SECONDS} total count logfile pid
+  shift 4
+  log "building ${label} ($*)"
+  total="$(cd "${dir}" && go list -deps "$@" | grep -c .)" || die "go list -deps $* failed in ${dir}"
+  logfile="$(mktemp)"
+  (cd "${dir}" && exec go build -v -ldflags "${ldflags}" -o "${out}" "$@") 2>"${logfile}" &
+  pid=$!
+  # 被中斷時連同 go build 一起停下。 / When interrupted, stop the go build too.
+  trap 'kill "${pid}" 2>/dev/null; rm -f "${logfile}"; exit 130' INT TERM
+  while kill -0 "${pid}" 2>/dev/null; do
+    for _ in $(seq "${PROGRESS_EVERY}"); do
+      kill -0 "${pid}" 2>/dev/null || break
+      sleep 1
+    done
+    if kill -0 "${pid}" 2>/dev/null; then
+      count="$(grep -vc '^go: ' "${logfile}" || true)"
+      log "still building ${label}: ${count} of at most ${total} packages compiled, $(seconds_since "${started}") so far"
+    fi
+  done
+  if ! wait "${pid}"; then
+    trap - INT TERM
+    tail -n 20 "${logfile}" >&2
+    rm -f "${logfile}"
+    die "building ${label} failed (its last lines are above)"
+  fi
+  trap - INT TERM
+  rm -f "${logfile}"
+  log "built ${label} in $(seconds_since "${started}")"
 }
 
 # docker_answers 在 Docker daemon 有回應時成功。 / docker_answers succeeds when a Docker daemon answers.

@@ -225,12 +225,12 @@ func (cp *ControlPlane) createNode(ctx context.Context, cs kubernetes.Interface)
 	return err
 }
 
-// waitFor 每 100 毫秒問一次，直到 done 為真；逾時的錯誤會指出該看哪個記錄檔。
+// waitFor 每 50 毫秒問一次，直到 done 為真；逾時的錯誤會指出該看哪個記錄檔。
 //
-// waitFor polls every 100 ms until done is true; the timeout error names the
+// waitFor polls every 50 ms until done is true; the timeout error names the
 // logs to read.
 func (cp *ControlPlane) waitFor(ctx context.Context, what string, done func(context.Context) (bool, error)) error {
-	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, done); err != nil {
+	if err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, done); err != nil {
 		for _, c := range cp.components {
 			select {
 			case <-c.done:
