@@ -29,7 +29,12 @@ choose_cluster() {
     printf '%s\n' "${CLUSTER}"
     ;;
   auto)
-    if docker_answers; then
+    # 這個名字的叢集已經在了（不論哪一種），就用它：例如本機叢集起來之後 Docker 才啟動。
+    # A cluster of this name is already there (whichever kind): use it; say, Docker started after a local cluster came up.
+    if [[ -f "${STATE_DIR}/cluster" ]]; then
+      log "a $(cat "${STATE_DIR}/cluster") cluster named '${CLUSTER_NAME}' is already there, so using it (scripts/cluster-down.sh first to choose again)"
+      cat "${STATE_DIR}/cluster"
+    elif docker_answers; then
       log "a Docker daemon answers, so using kind (set CLUSTER=local for the local control plane)"
       printf 'kind\n'
     else

@@ -153,6 +153,16 @@ func TestLocalClusterUpAndDown(t *testing.T) {
 	if !strings.Contains(out, "already up; nothing to do") || time.Since(start) > 10*time.Second {
 		t.Errorf("second cluster-up.sh took %s and said:\n%s", time.Since(start), out)
 	}
+	// Docker 在本機叢集起來之後才開始回應：自動選擇沿用已經在的叢集，不失敗。
+	// Docker starts answering after the local cluster came up: the auto choice keeps the cluster that is there, no failure.
+	answering := t.TempDir()
+	if err := os.WriteFile(filepath.Join(answering, "docker"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out = l.mustRun("cluster-up.sh", "PATH="+answering+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if !strings.Contains(out, "a local cluster named 'lab-updown' is already there, so using it") || !strings.Contains(out, "nothing to do") {
+		t.Errorf("with Docker answering, cluster-up.sh did not keep the local cluster:\n%s", out)
+	}
 
 	start = time.Now()
 	out = l.mustRun("cluster-down.sh")

@@ -72,17 +72,17 @@ func CheckFile(path string, src []byte) ([]Problem, error) {
 	return problems, nil
 }
 
-// CheckTree 檢查 root 底下 step*/ 與 internal/ 裡的每個 Go 檔（包括測試）。
+// CheckTree 檢查 root 底下 step*/、internal/ 與 scripts/ 裡的每個 Go 檔（包括測試）。
 //
-// CheckTree checks every Go file (tests included) under root's step*/ and
-// internal/ directories.
+// CheckTree checks every Go file (tests included) under root's step*/,
+// internal/ and scripts/ directories.
 func CheckTree(root string, read func(string) ([]byte, error)) ([]Problem, error) {
 	var problems []Problem
 	dirs, err := filepath.Glob(filepath.Join(root, "step[0-9][0-9]-*"))
 	if err != nil {
 		return nil, err
 	}
-	dirs = append(dirs, filepath.Join(root, "internal"))
+	dirs = append(dirs, filepath.Join(root, "internal"), filepath.Join(root, "scripts"))
 	for _, dir := range dirs {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
