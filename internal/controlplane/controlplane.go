@@ -241,7 +241,11 @@ func Start(opts Options) (*ControlPlane, error) {
 	// close the watches itself, so it stops within seconds.
 	api.Configure().Set("shutdown-watch-termination-grace-period", "2s")
 	if opts.Realistic {
-		configureRealistic(api, pki)
+		if err := cp.prepareRealistic(api, pki, binDir, opts.Verbose); err != nil {
+			_ = cp.stopComponents()
+			cp.cleanup()
+			return nil, err
+		}
 	}
 	etcd := &envtest.Etcd{DataDir: data}
 	if opts.Verbose {
@@ -268,7 +272,7 @@ func Start(opts Options) (*ControlPlane, error) {
 	// client behaves as it would against any cluster.
 	cp.Config.QPS, cp.Config.Burst = 0, 0
 	if opts.Realistic {
-		if err := cp.startComponents(binDir, opts.Verbose); err != nil {
+		if err := cp.startNode(binDir, opts.Verbose); err != nil {
 			_ = cp.Stop()
 			return nil, fmt.Errorf("starting the cluster's components: %w", err)
 		}
