@@ -68,7 +68,7 @@ localcluster() {
   "${STATE_DIR}/localcluster" "$@"
 }
 
-# 2b. local：在背景啟動 localcluster（它再啟動控制平面、kwok 與假節點），等到它寫出 kubeconfig、/readyz 回答 ok。
+# 2b. local：在背景啟動 localcluster（它再啟動控制平面、kwok 與假節點），等到它寫出 kubeconfig、/readyz 回應 ok。
 # 2b. local: start localcluster in the background (it starts the control plane, kwok and the fake node), then wait until it has written the kubeconfig and /readyz answers ok.
 up_local() {
   if process_alive "${STATE_DIR}/localcluster.pid" && localcluster ready --dir "${STATE_DIR}" 2>/dev/null; then
@@ -100,7 +100,7 @@ up_local() {
     >"${STATE_DIR}/localcluster.log" 2>&1 </dev/null &
   printf '%s\n' "$!" >"${STATE_DIR}/localcluster.pid"
 
-  # 先看記錄檔裡的就緒訊息（便宜），出現了再用 localcluster ready 確認一次。
+  # 先看 log 檔裡的就緒訊息（成本低），出現了再用 localcluster ready 確認一次。
   # Watch the log for the ready line first (cheap), then confirm once with localcluster ready.
   until grep -q '^localcluster: kube-apiserver ready at' "${STATE_DIR}/localcluster.log" 2>/dev/null &&
     localcluster ready --dir "${STATE_DIR}" 2>/dev/null; do

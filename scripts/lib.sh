@@ -87,7 +87,7 @@ helper_bin() {
 PROGRESS_EVERY="${PROGRESS_EVERY:-30}"
 
 # go_build 在 DIR 裡執行 go build -v，並每 PROGRESS_EVERY 秒回報一次進度：編譯了幾個套件（總數來自
-# go list -deps，快取裡已有的不必再編譯，所以實際常常少於總數）、花了多久。go build 本身會安靜好幾分鐘。
+# go list -deps，快取裡已有的不必再編譯，所以實際常常少於總數）、花了多久。go build 本身會好幾分鐘都沒有輸出。
 # 用法：go_build 目錄 輸出 標籤 ldflags 套件…；輸出以 / 結尾時是目錄（一次建置好幾個執行檔）。
 # go_build runs go build -v in DIR and reports progress every PROGRESS_EVERY seconds: packages compiled out of
 # the total (from go list -deps; those already in the build cache need no compiling, so fewer often do) and the

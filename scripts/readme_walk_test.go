@@ -239,7 +239,7 @@ var (
 	bookmarkLine = regexp.MustCompile(`^(queue|fifo) +Bookmark `)
 	syncLine     = regexp.MustCompile(`^worker\d+ +sync `)
 	shutdownLine = regexp.MustCompile(`^-- (shutting down|workers stopped)`)
-	// 合併時，step 04 的處理函式會註明鍵已經在佇列裡；這一行跟合併一樣看時機。
+	// 合併時，step 04 的處理函式會註明鍵已經在佇列裡；這一行是否出現，跟合併一樣取決於時機。
 	// When changes merge, step 04's handler notes that the key is already queued; like the merge, that depends on timing.
 	queuedLine = regexp.MustCompile(`^-- \S+ is already queued `)
 )

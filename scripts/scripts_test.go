@@ -105,7 +105,7 @@ func (l *lab) processes() string {
 }
 
 // 故事：沒有 Docker 時，cluster-up.sh（CLUSTER=auto）選擇本機叢集並說明原因；
-// 之後 kubeconfig 裡有一個目前的 context、權限 0600，/readyz 回答 ok，而且叢集像真的一樣：
+// 之後 kubeconfig 裡有一個目前的 context、權限 0600，/readyz 回應 ok，而且叢集像真的一樣：
 // Pod 被排程、變成 Running，新 namespace 有 default ServiceAccount，Deployment 的 Pod 會跑，
 // namespace 刪得掉。第二次執行什麼都不做；cluster-down.sh 不留下任何行程、目錄或 context；
 // 再執行一次也無妨。
@@ -189,7 +189,7 @@ func TestLocalClusterUpAndDown(t *testing.T) {
 	}
 }
 
-// behavesLikeACluster 檢查 issue 裡「像真的叢集」的每一項：Pod 變成 Running、
+// behavesLikeACluster 檢查真實叢集做得到、單靠 API server 做不到的每一件事：Pod 變成 Running、
 // 新 namespace 的 default ServiceAccount、Deployment 的三個 Pod 都 Running、namespace 刪得掉。
 //
 // behavesLikeACluster checks each thing a real cluster does that an API

@@ -44,7 +44,7 @@ func startStepOn(t *testing.T, c *testenv.Cluster, ns string, opts watchOptions)
 }
 
 // 故事：在擬真叢集上先有一個 Running 的 Pod，步驟開始後再建立、改標籤、刪除另一個。
-// 初始清單裡有第一個 Pod；watch 依序送出新 Pod 的一生：ADDED（Pending）、
+// 初始清單裡有第一個 Pod；watch 依序送出新 Pod 生命週期裡的事件：ADDED（Pending）、
 // MODIFIED（scheduler 綁定節點）、MODIFIED（kwok 回報 Running）、MODIFIED（新標籤）、
 // MODIFIED ×2（API server 設下 deletionTimestamp，kwok 以 0 秒寬限期刪除）、DELETED。
 // 輸出就是 README 展示的那一段。

@@ -22,7 +22,7 @@ import (
 func main() {
 	var f cli.Flags
 	f.Register(flag.CommandLine)
-	// 這一步的 Reflector 會撐過 API server 中斷；讓它說出來。 / This step's Reflector rides out an API server outage; have it say so.
+	// 這一步的 Reflector 會撐過 API server 中斷；讓它在輸出中說明。 / This step's Reflector rides out an API server outage; have it say so.
 	f.NoteOutages = true
 	var labelFlag, fieldFlag string
 	flag.StringVar(&labelFlag, "label-selector", "", "only pods whose labels match, for example app=demo or 'tier in (web,api)'")

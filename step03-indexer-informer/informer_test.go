@@ -43,7 +43,7 @@ func startStepOn(t *testing.T, c *testenv.Cluster, ns string, opts options) *tes
 	return out
 }
 
-// demo 演出 README 的場景，等每個 informer 印出對應的處理函式呼叫；建立之後等的是含有
+// demo 重現 README 的情境，等每個 informer 印出對應的處理函式呼叫；建立之後等的是含有
 // created 的那一行（只有 API server 時是 OnAdd，擬真叢集上是變成 Running 的 OnUpdate）。
 //
 // demo plays the README's scene, waiting for every informer to print the
@@ -231,7 +231,7 @@ func TestCommandLine(t *testing.T) {
 }
 
 // 故事：API server 在步驟執行中停掉又回來。Reflector 自己退避重試、撐過去；
-// 步驟說一行它連不上（附上 scripts/cluster-up.sh 的提示），回來時再說一行，之後的變化照常出現。
+// 步驟印出一行說它連不上（附上 scripts/cluster-up.sh 的提示），恢復後再印一行，之後的變化照常出現。
 //
 // The story: the API server goes away while the step runs, and comes back.
 // The Reflector backs off and retries on its own and rides it out; the step

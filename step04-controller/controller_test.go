@@ -42,10 +42,10 @@ func startStepOn(t *testing.T, c *testenv.Cluster, ns string, opts options) *tes
 
 // 故事：在擬真叢集上，一個 Pod 已經在跑；"demo" 被建立，依序被排程、變成 Running，
 // 然後加標籤，再加上 informer-lab/fail=true：同步失敗、以加倍的延遲重試五次、放棄；
-// 拿掉註解之後，下一次變化帶來成功的同步。每個變化依序出現三次：Reflector 推進佇列
+// 拿掉 annotation（註記）之後，下一次變化帶來成功的同步。每個變化依序出現三次：Reflector 推進佇列
 // （queue）、processLoop 處理（fifo）、worker 同步。兩種佇列模式各有一個黃金檔。
 // scheduler 與 kwok 先暫停、再一個一個放行，讓 worker 在下一個事件之前做完同步：
-// 這是 worker 跟得上時的樣子，也是 README 展示的輸出；跟不上時，幾個事件會合成一次同步。
+// 這是 worker 跟得上時的樣子，也是 README 展示的輸出；跟不上時，幾個事件會合併成一次同步。
 //
 // The story: on the realistic cluster one pod is running; "demo" is created,
 // gets scheduled and goes Running, is labelled, then annotated

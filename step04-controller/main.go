@@ -26,7 +26,7 @@ import (
 func main() {
 	var f cli.Flags
 	f.Register(flag.CommandLine)
-	// 這一步的 Reflector 會撐過 API server 中斷；讓它說出來。 / This step's Reflector rides out an API server outage; have it say so.
+	// 這一步的 Reflector 會撐過 API server 中斷；讓它在輸出中說明。 / This step's Reflector rides out an API server outage; have it say so.
 	f.NoteOutages = true
 	opts := options{}
 	flag.IntVar(&opts.workers, "workers", 1, "how many workers sync keys in parallel")

@@ -33,8 +33,8 @@ type Flags struct {
 	Namespace  string
 	Trace      bool
 	Verbosity  int
-	// NoteOutages 不是旗標：建立在 Reflector 上的步驟（02–04）設定它，撐過 API server 中斷時
-	// 會說出來（見 OutageNotes）。步驟 01 自己重試，也自己說明。
+	// NoteOutages 不是旗標：建立在 Reflector 上的步驟（02–04）設定它，撐過 API server 中斷期間
+	// 會印出說明（見 OutageNotes）。步驟 01 自己重試，也自己說明。
 	//
 	// NoteOutages is not a flag: the steps built on a Reflector (02–04) set
 	// it, so they say so while they ride out an API server outage (see

@@ -11,8 +11,8 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 )
 
-// OutageNotes 包住 client-go 的 HTTP transport，在 API server 連不上時印一行說明，
-// 連回來時再印一行；中間的重試不再重複說。Reflector 會自己退避重試，一直撐到 API server
+// OutageNotes 包裝 client-go 的 HTTP transport，在 API server 連不上時印一行說明，
+// 連回來時再印一行；期間的重試不再重複印出。Reflector 會自己退避重試，一直撐到 API server
 // 回來，但它只寫進 klog；沒有這兩行，學習者只看到輸出停住，不知道發生了什麼。
 //
 // OutageNotes wraps client-go's HTTP transport: when the API server cannot be

@@ -40,7 +40,7 @@ type component struct {
 }
 
 // configureRealistic 調整 kube-apiserver 的參數，讓它跟 kubeadm 建的叢集一樣：
-// envtest 為了不需要 controller-manager 而關掉 ServiceAccount admission，這裡打開；
+// envtest 因為沒有執行 controller-manager，所以關掉 ServiceAccount admission，這裡重新啟用；
 // 再給它一個 requestheader CA，kube-controller-manager 與 kube-scheduler 讀
 // extension-apiserver-authentication 時才不會一直抱怨內容缺漏。
 //
@@ -62,7 +62,7 @@ func configureRealistic(api *envtest.APIServer, pki string) {
 	args.Set("requestheader-extra-headers-prefix", "X-Remote-Extra-")
 }
 
-// prepareRealistic 在 API server 啟動之前做好擬真叢集需要的一切：固定下埠（元件的 kubeconfig
+// prepareRealistic 在 API server 啟動之前做好擬真叢集需要的一切：先固定埠號（元件的 kubeconfig
 // 要寫上它）、我們自己的 PKI、kubeadm 式的參數，然後先啟動 controller-manager 與 scheduler。
 //
 // prepareRealistic does what the realistic cluster needs before the API
@@ -271,7 +271,7 @@ func (cp *ControlPlane) createNode(ctx context.Context, cs kubernetes.Interface)
 	return err
 }
 
-// waitFor 每 50 毫秒問一次，直到 done 為真；逾時的錯誤會指出該看哪個記錄檔。
+// waitFor 每 50 毫秒輪詢一次，直到 done 為真；逾時的錯誤會指出該看哪個 log 檔。
 //
 // waitFor polls every 50 ms until done is true; the timeout error names the
 // logs to read.
@@ -330,7 +330,7 @@ func (c *component) stop() error {
 		return nil
 	default:
 	}
-	// 暫停中的行程收不到 SIGTERM，先讓它繼續。 / A paused process cannot act on SIGTERM; let it go on first.
+	// 暫停中的行程無法處理 SIGTERM，先讓它繼續執行。 / A paused process cannot act on SIGTERM; let it go on first.
 	_ = c.cmd.Process.Signal(syscall.SIGCONT)
 	_ = c.cmd.Process.Signal(syscall.SIGTERM)
 	select {

@@ -26,7 +26,7 @@ import (
 // cluster-up.sh replaces an expired cluster.
 const certificateLifetime = 7 * 24 * time.Hour
 
-// authority 是一個憑證授權：它的憑證（PEM）與簽發用的私鑰。
+// authority 是一個憑證授權中心（CA）：它的憑證（PEM）與簽發用的私鑰。
 //
 // authority is a certificate authority: its certificate (PEM) and signing key.
 type authority struct {
@@ -134,7 +134,7 @@ func (c *clientCertAuthn) AddUser(user envtest.User, base *rest.Config) (*rest.C
 	return cfg, nil
 }
 
-// preparePKI 在 API server 啟動之前寫好它需要的一切：服務憑證（簽發者的憑證放進
+// preparePKI 在 API server 啟動之前寫好它需要的一切：伺服器憑證（簽發者的憑證放進
 // SecureServing.CA）、ServiceAccount 的簽章金鑰，以及用戶端憑證用的 CA。envtest 看到
 // apiserver.crt 已經在，就不會再自己產生。
 //

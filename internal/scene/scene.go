@@ -65,7 +65,7 @@ func CreatePod(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) (*
 	return cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 }
 
-// Burst 儘快做 n 次標籤變化（burst=1、burst=2…），輪流分給 namespace 裡的 Pod，
+// Burst 盡快做 n 次標籤變化（burst=1、burst=2…），輪流分給 namespace 裡的 Pod，
 // 讓多個 worker 同時有事做，同一個鍵的變化也來不及被一一處理；最後再把 burst 標籤拿掉。
 // 回傳改過的 Pod。
 //
@@ -175,7 +175,7 @@ func Delete(ctx context.Context, cs kubernetes.Interface, namespace, name string
 	return deletePod(ctx, cs, namespace, name, metav1.DeleteOptions{})
 }
 
-// DeleteNow 以優雅關閉期 0 刪除一個 Pod（kubectl delete --grace-period=0 --force）：
+// DeleteNow 以寬限期 0 刪除一個 Pod（kubectl delete --grace-period=0 --force）：
 // API server 自己把它刪掉，不等節點。API server 重啟時用它，因為那時 kwok 連不上。
 //
 // DeleteNow deletes a pod with grace period 0 (kubectl delete

@@ -1,7 +1,7 @@
 // Package testenv 讓一個測試套件共用真正的本機叢集：TestMain 啟動一個只有 API server
 // 的叢集（快，pod 停在 Pending），需要 pod 真實生命週期的測試再要求一個擬真叢集
 // （加上 controller-manager、scheduler 與 kwok 假節點）。每個測試拿到自己的 namespace，
-// 互不干擾。找不到執行檔時大聲失敗，絕不默默略過。
+// 互不干擾。找不到執行檔時明確報錯並失敗，絕不默默略過。
 //
 // Package testenv gives a test package real local clusters: TestMain starts
 // one with only an API server (fast; pods stay Pending), and tests that need
@@ -61,7 +61,7 @@ var (
 	verbose       = os.Getenv("TESTENV_VERBOSE") != ""
 )
 
-// Main 取代 testing.M.Run：先啟動控制平面，跑完測試再把它（以及測試要過的擬真叢集）停掉。
+// Main 包裝 testing.M.Run：先啟動控制平面，跑完測試再把它（以及有測試要求過的擬真叢集）停掉。
 //
 // Main wraps testing.M.Run: it starts the control plane, runs the tests, and
 // stops the control plane again (and the realistic cluster, if a test asked

@@ -30,6 +30,6 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bilingual: %d comment block(s) need both zh-TW and English\n", len(problems))
 		os.Exit(1)
 	}
-	// 一切正常時也說一行，讓人知道它真的檢查過。 / Say one line when all is well too, so it is clear the check ran.
+	// 一切正常時也印一行，讓人知道它真的檢查過。 / Say one line when all is well too, so it is clear the check ran.
 	fmt.Printf("bilingual: %d Go files checked; every comment block has zh-TW and English\n", files)
 }

@@ -56,7 +56,7 @@ func main() {
 	f.Register(fs)
 	pause := fs.Duration("pause", time.Second, "demo: time between changes, so a human can follow")
 	node := fs.String("node", "", "create: bind the pod to this node yourself (spec.nodeName), as if scheduled; a node that does not exist leaves it Pending")
-	// 共用旗標的說明是寫給步驟的（「要看的 namespace」）；scene 是改變，不是看。
+	// 共用旗標的說明是寫給步驟的（「要看的 namespace」）；scene 是用來製造變化，不是用來觀察。
 	// The shared flag's help is written for the steps ("namespace to watch"); scene changes, it does not watch.
 	for _, name := range []string{"namespace", "n"} {
 		fs.Lookup(name).Usage = "namespace to change (default: the context's namespace, else \"default\")"
@@ -102,12 +102,12 @@ func main() {
 	}
 }
 
-// commands 是每個指令接受的參數個數（max < 0 表示沒有上限）與用法。
-//
-// commands lists each command's argument count (max < 0: no limit) and usage.
 // settleTimeout 是等 Pod 跑起來或消失的上限。 / settleTimeout bounds the wait for a pod to run or to be gone.
 const settleTimeout = 30 * time.Second
 
+// commands 是每個指令接受的參數個數（max < 0 表示沒有上限）與用法。
+//
+// commands lists each command's argument count (max < 0: no limit) and usage.
 var commands = map[string]struct {
 	min, max int
 	form     string
