@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -62,57 +60,50 @@ func configureRealistic(api *envtest.APIServer, pki string) {
 	args.Set("requestheader-extra-headers-prefix", "X-Remote-Extra-")
 }
 
-// prepareRealistic 在 API server 啟動之前做好擬真叢集需要的一切：先固定埠號（元件的 kubeconfig
-// 要寫上它）、我們自己的 PKI、kubeadm 式的參數，然後先啟動 controller-manager 與 scheduler。
+// startComponents 啟動 kube-controller-manager、kube-scheduler 與 kwok，每個都用自己的
+// 用戶端身分（像 kubeadm 那樣），建立假節點，然後等到節點 Ready、default
+// ServiceAccount 出現為止：這時 Pod 會被排程、會變成 Running，namespace 也刪得掉。
 //
-// prepareRealistic does what the realistic cluster needs before the API
-// server starts: fix the port (the components' kubeconfigs name it), our own
-// PKI, kubeadm-like flags; then it starts the controller-manager and the
-// scheduler early.
-func (cp *ControlPlane) prepareRealistic(api *envtest.APIServer, pki, binDir string, verbose bool) error {
-	if api.SecureServing.Port == "" {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return err
-		}
-		api.SecureServing.Port = strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-		if err := l.Close(); err != nil {
-			return err
-		}
-	}
-	if err := preparePKI(api, pki); err != nil {
-		return err
-	}
-	configureRealistic(api, pki)
-	if err := os.MkdirAll(filepath.Join(cp.dir, "logs"), 0o700); err != nil {
-		return err
-	}
-	return cp.startControllers(api, binDir, verbose)
-}
-
-// startControllers 在 API server 啟動之前，就先啟動 kube-controller-manager 與 kube-scheduler，
-// 各用自己的用戶端身分（像 kubeadm 那樣）：它們會等 API server 回應，於是跟它一起就緒，
-// 不必排在它後面。憑證來自 preparePKI 的 CA，所以這時就發得出來。
-//
-// startControllers starts kube-controller-manager and kube-scheduler before
-// the API server, each with a client identity of its own (as kubeadm gives
-// them): they wait for the API server to answer, and so become ready together
-// with it instead of after it. Their certificates come from preparePKI's CA,
-// which is why they can be issued this early.
-func (cp *ControlPlane) startControllers(api *envtest.APIServer, binDir string, verbose bool) error {
+// startComponents starts kube-controller-manager, kube-scheduler and kwok,
+// each with a client identity of its own (as kubeadm gives them), creates the
+// fake node, and waits until the node is Ready and the default ServiceAccount
+// exists: from then on pods get scheduled and go Running, and namespaces can
+// be deleted.
+func (cp *ControlPlane) startComponents(binDir string, verbose bool) error {
 	pki := filepath.Join(cp.dir, "pki")
-	base := &rest.Config{
-		Host:            "https://" + net.JoinHostPort(api.SecureServing.Address, api.SecureServing.Port),
-		TLSClientConfig: rest.TLSClientConfig{CAData: api.SecureServing.CA},
+	logs := filepath.Join(cp.dir, "logs")
+	if err := os.MkdirAll(logs, 0o700); err != nil {
+		return err
 	}
-	kcm, err := writeUserKubeconfig(api, base, pki, envtest.User{Name: "system:kube-controller-manager"})
+	rootCA := filepath.Join(pki, "cluster-ca.crt")
+	if err := os.WriteFile(rootCA, cp.Config.CAData, 0o600); err != nil {
+		return err
+	}
+	kubeconfigFor := func(user envtest.User) (string, error) {
+		cfg, err := cp.env.ControlPlane.APIServer.SecureServing.AddUser(user, cp.Config)
+		if err != nil {
+			return "", err
+		}
+		path := filepath.Join(pki, user.Name+".kubeconfig")
+		kc := kubeconfigOf(cfg, "local")
+		if err := clientcmd.WriteToFile(*kc, path); err != nil {
+			return "", err
+		}
+		return path, os.Chmod(path, 0o600)
+	}
+	kcm, err := kubeconfigFor(envtest.User{Name: "system:kube-controller-manager"})
 	if err != nil {
 		return err
 	}
-	sched, err := writeUserKubeconfig(api, base, pki, envtest.User{Name: "system:kube-scheduler"})
+	sched, err := kubeconfigFor(envtest.User{Name: "system:kube-scheduler"})
 	if err != nil {
 		return err
 	}
+	kwok, err := kubeconfigFor(envtest.User{Name: "kwok", Groups: []string{"system:masters"}})
+	if err != nil {
+		return err
+	}
+
 	// 以下的參數出自 kubeadm 的預設，加上幾項本機需要的修正（見各行說明）。
 	// The flags follow kubeadm's defaults, plus a few fixes a local run needs (each one says why).
 	specs := []struct {
@@ -129,7 +120,7 @@ func (cp *ControlPlane) startControllers(api *envtest.APIServer, binDir string, 
 			"--leader-elect=false",
 			"--use-service-account-credentials=true",
 			"--service-account-private-key-file=" + filepath.Join(pki, "sa-signer.key"),
-			"--root-ca-file=" + filepath.Join(pki, "cluster-ca.crt"),
+			"--root-ca-file=" + rootCA,
 			"--service-cluster-ip-range=10.0.0.0/24",
 			// 不給它這個目錄，它會在 /usr/libexec/kubernetes 底下建目錄。
 			// Without this it creates a directory under /usr/libexec/kubernetes.
@@ -147,61 +138,24 @@ func (cp *ControlPlane) startControllers(api *envtest.APIServer, binDir string, 
 			"--leader-elect=false",
 			"--profiling=false",
 		}},
+		{"kwok", []string{
+			"--kubeconfig=" + kwok,
+			// kwok 執行檔不內建 Stage；生命週期的規則來自 repo 裡的這個檔案。
+			// The kwok binary has no Stages built in; the lifecycle rules come from this file in the repository.
+			"--config=" + filepath.Join(repoRoot(), "scripts", "kwok", "stages.yaml"),
+			"--manage-all-nodes=false",
+			"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+			"--cidr=10.244.0.0/16",
+			"--node-ip=127.0.0.1",
+		}},
 	}
 	for _, s := range specs {
-		c, err := startComponent(filepath.Join(binDir, s.name), s.name, filepath.Join(cp.dir, "logs"), verbose, s.args...)
+		c, err := startComponent(filepath.Join(binDir, s.name), s.name, logs, verbose, s.args...)
 		if err != nil {
 			return err
 		}
 		cp.components = append(cp.components, c)
 	}
-	return nil
-}
-
-// writeUserKubeconfig 為一個使用者簽發用戶端憑證，寫成 pki/<名字>.kubeconfig。
-//
-// writeUserKubeconfig issues a client certificate for a user and writes it
-// as pki/<name>.kubeconfig.
-func writeUserKubeconfig(api *envtest.APIServer, base *rest.Config, pki string, user envtest.User) (string, error) {
-	cfg, err := api.SecureServing.AddUser(user, base)
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(pki, user.Name+".kubeconfig")
-	if err := clientcmd.WriteToFile(*kubeconfigOf(cfg, "local"), path); err != nil {
-		return "", err
-	}
-	return path, os.Chmod(path, 0o600)
-}
-
-// startNode 在 API server 就緒之後啟動 kwok（它一開始就需要 API server），建立假節點，
-// 然後等到節點 Ready、default ServiceAccount 出現為止：這時 pod 會被排程、會變成 Running，
-// namespace 也刪得掉。
-//
-// startNode starts kwok once the API server is ready (kwok needs it from the
-// start), creates the fake node, and waits until the node is Ready and the
-// default ServiceAccount exists: from then on pods get scheduled and go
-// Running, and namespaces can be deleted.
-func (cp *ControlPlane) startNode(binDir string, verbose bool) error {
-	api := cp.env.ControlPlane.APIServer
-	kwok, err := writeUserKubeconfig(api, cp.Config, filepath.Join(cp.dir, "pki"), envtest.User{Name: "kwok", Groups: []string{"system:masters"}})
-	if err != nil {
-		return err
-	}
-	c, err := startComponent(filepath.Join(binDir, "kwok"), "kwok", filepath.Join(cp.dir, "logs"), verbose,
-		"--kubeconfig="+kwok,
-		// kwok 執行檔不內建 Stage；生命週期的規則來自 repo 裡的這個檔案。
-		// The kwok binary has no Stages built in; the lifecycle rules come from this file in the repository.
-		"--config="+filepath.Join(repoRoot(), "scripts", "kwok", "stages.yaml"),
-		"--manage-all-nodes=false",
-		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
-		"--cidr=10.244.0.0/16",
-		"--node-ip=127.0.0.1",
-	)
-	if err != nil {
-		return err
-	}
-	cp.components = append(cp.components, c)
 
 	cs, err := kubernetes.NewForConfig(cp.Config)
 	if err != nil {
@@ -368,7 +322,7 @@ func kubeconfigOf(c *rest.Config, name string) *clientcmdapi.Config {
 	return cfg
 }
 
-// Pause 暫停一個元件（SIGSTOP），回傳讓它繼續的函式（SIGCONT）。測試用它把 pod 生命週期的
+// Pause 暫停一個元件（SIGSTOP），回傳讓它繼續的函式（SIGCONT）。測試用它把 Pod 生命週期的
 // 各個階段一個一個放出來，讓輸出的順序固定；Stop 之前記得讓它繼續。
 //
 // Pause stops a component in its tracks (SIGSTOP) and returns the function

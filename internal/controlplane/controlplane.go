@@ -151,8 +151,8 @@ type Options struct {
 	// Verbose sends etcd's and kube-apiserver's own output to stderr.
 	Verbose bool
 	// Realistic 另外啟動 kube-controller-manager、kube-scheduler 與 kwok（一個假節點），
-	// 讓 pod 被排程、變成 Running，namespace 刪得掉，就像真的叢集；false 時只有 API server，
-	// pod 永遠停在 Pending。
+	// 讓 Pod 被排程、變成 Running，namespace 刪得掉，就像真的叢集；false 時只有 API server，
+	// Pod 永遠停在 Pending。
 	//
 	// Realistic also starts kube-controller-manager, kube-scheduler and kwok
 	// (one fake node), so that pods get scheduled and go Running and
@@ -241,11 +241,7 @@ func Start(opts Options) (*ControlPlane, error) {
 	// close the watches itself, so it stops within seconds.
 	api.Configure().Set("shutdown-watch-termination-grace-period", "2s")
 	if opts.Realistic {
-		if err := cp.prepareRealistic(api, pki, binDir, opts.Verbose); err != nil {
-			_ = cp.stopComponents()
-			cp.cleanup()
-			return nil, err
-		}
+		configureRealistic(api, pki)
 	}
 	etcd := &envtest.Etcd{DataDir: data}
 	if opts.Verbose {
@@ -272,7 +268,7 @@ func Start(opts Options) (*ControlPlane, error) {
 	// client behaves as it would against any cluster.
 	cp.Config.QPS, cp.Config.Burst = 0, 0
 	if opts.Realistic {
-		if err := cp.startNode(binDir, opts.Verbose); err != nil {
+		if err := cp.startComponents(binDir, opts.Verbose); err != nil {
 			_ = cp.Stop()
 			return nil, fmt.Errorf("starting the cluster's components: %w", err)
 		}
