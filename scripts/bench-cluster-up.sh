@@ -49,7 +49,13 @@ main() {
     end="$(now_ms)"
     times+=($((end - start)))
     line="$(grep -o '(API server .*)' "${BENCH_DIR}/state/localcluster.log" || true)"
-    printf 'run %d: cluster-up.sh %d ms %s\n' "${i}" $((end - start)) "${line}"
+    # default ServiceAccount 在 cluster-up.sh 回來之後才出現；等它，記下時間。 / The default ServiceAccount appears after cluster-up.sh returns; wait for it and note when.
+    local waited=${SECONDS} sa=""
+    until sa="$(grep -o 'default ServiceAccount [^ ]*' "${BENCH_DIR}/state/localcluster.log")"; do
+      ((SECONDS - waited < 30)) || die "no default ServiceAccount 30 s after cluster-up.sh in run ${i}"
+      sleep 0.1
+    done
+    printf 'run %d: cluster-up.sh %d ms %s; %s after the API server was ready\n' "${i}" $((end - start)) "${line}" "${sa}"
     bench_env "${REPO_ROOT}/scripts/cluster-down.sh" >/dev/null 2>&1
   done
   printf 'median of %d: %d ms\n' "${RUNS}" "$(printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"

@@ -170,7 +170,8 @@ type ControlPlane struct {
 	ownsDir    bool
 	components []*component
 	// Timings 是這次啟動各階段花的時間。 / Timings are how long this start's phases took.
-	Timings Timings
+	Timings    Timings
+	readySince time.Time
 	// Config 以 system:masters 群組的 admin 使用者連線，使用 TLS 用戶端憑證。
 	//
 	// Config connects as an admin user in system:masters, with a TLS client

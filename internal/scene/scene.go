@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -62,7 +63,20 @@ func CreatePod(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) (*
 		pod.Annotations = map[string]string{}
 	}
 	pod.Annotations[MadeBy] = "scene"
-	return cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+	var created *corev1.Pod
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		var err error
+		created, err = cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+		// 剛建立的叢集或 namespace：kube-controller-manager 還沒建好 default ServiceAccount，
+		// ServiceAccount admission 等了一兩秒就拒絕。再試就好。
+		// A cluster or namespace just made: kube-controller-manager has not created the default ServiceAccount
+		// yet, and ServiceAccount admission refuses after waiting a second or two. Trying again is all it takes.
+		if apierrors.IsForbidden(err) && strings.Contains(err.Error(), "service account") {
+			return false, nil
+		}
+		return true, err
+	})
+	return created, err
 }
 
 // Burst 盡快做 n 次標籤變化（burst=1、burst=2…），輪流分給 namespace 裡的 Pod，

@@ -109,6 +109,12 @@ func startCluster(realistic bool) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	if realistic {
+		if err := plane.WaitForDefaultServiceAccount(context.Background(), "default"); err != nil {
+			_ = plane.Stop()
+			return nil, err
+		}
+	}
 	if testing.Verbose() {
 		fmt.Fprintf(os.Stderr, "testenv: cluster (realistic=%t) ready at %s in %s\n", realistic, plane.URL(), time.Since(start).Round(time.Millisecond))
 	}
