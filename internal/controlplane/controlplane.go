@@ -125,7 +125,7 @@ func FindBinaries() (dir string, err error) {
 	}
 	for _, name := range Binaries {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			return "", fmt.Errorf("local control plane not built: %s is missing (run %s; the first build takes about 15 minutes)",
+			return "", fmt.Errorf("local control plane not built: %s is missing (run %s; the first build takes about 11 minutes on 2 cores)",
 				filepath.Join(dir, name), BuildHint)
 		}
 	}
