@@ -3,6 +3,7 @@ module github.com/informer-walkthrough/informer-walkthrough
 go 1.26.0
 
 require (
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/time v0.15.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
