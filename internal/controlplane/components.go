@@ -147,6 +147,11 @@ func (cp *ControlPlane) startComponents(binDir string, verbose bool) error {
 			"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
 			"--cidr=10.244.0.0/16",
 			"--node-ip=127.0.0.1",
+			// 像 kubelet 那樣用 Lease 回報心跳。stages.yaml 的 node-heartbeat-with-lease 靠它：
+			// 少了 Lease，節點約 50 秒就被 kube-controller-manager 標成 NotReady，每個 Pod 都多出 Ready=False 的更新。
+			// Heartbeats through a Lease, as a kubelet sends them. stages.yaml's node-heartbeat-with-lease relies on it:
+			// without a Lease, kube-controller-manager marks the node NotReady after about 50 s and every pod gets a Ready=False update.
+			"--node-lease-duration-seconds=40",
 		}},
 	}
 	for _, s := range specs {

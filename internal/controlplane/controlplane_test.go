@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/controlplane"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
@@ -15,7 +16,7 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-// 本機控制平面是真的 kube-apiserver：/readyz 回答 ok，版本號是釘選的 v1.37.x，Pod 可以建立。
+// 本機控制平面是真的 kube-apiserver：/readyz 回應 ok，版本號是釘選的 v1.37.x，Pod 可以建立。
 // The local control plane is a real kube-apiserver: /readyz answers ok, the
 // version is the pinned v1.37.x, and pods can be created.
 func TestRealAPIServer(t *testing.T) {
@@ -76,5 +77,41 @@ func TestPortInUse(t *testing.T) {
 	_, err := controlplane.Start(controlplane.Options{Port: port})
 	if err == nil || !strings.Contains(err.Error(), "already in use") {
 		t.Fatalf("Start on a busy port: err = %v; want 'already in use'", err)
+	}
+}
+
+// 情境：擬真叢集的假節點像 kubelet 那樣用 Lease 回報心跳，而且一直在續約；少了它，
+// kube-controller-manager 大約 50 秒後就會把節點標成 NotReady，每個 Pod 都會多出一次更新。
+//
+// The story: the realistic cluster's fake node sends heartbeats through a
+// Lease, as a kubelet does, and keeps renewing it; without one,
+// kube-controller-manager marks the node NotReady after about 50 s and every
+// pod gets an extra update.
+func TestFakeNodeRenewsItsLease(t *testing.T) {
+	cs := testenv.Realistic(t).Client()
+	renewed := func() *metav1.MicroTime {
+		lease, err := cs.CoordinationV1().Leases("kube-node-lease").Get(context.Background(), controlplane.NodeName, metav1.GetOptions{})
+		if err != nil {
+			return nil
+		}
+		return lease.Spec.RenewTime
+	}
+	var first *metav1.MicroTime
+	deadline := time.Now().Add(30 * time.Second)
+	for first == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("no Lease for node %s in kube-node-lease after 30 s", controlplane.NodeName)
+		}
+		first = renewed()
+		time.Sleep(100 * time.Millisecond)
+	}
+	for {
+		if now := renewed(); now != nil && now.After(first.Time) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Lease of node %s was not renewed within 30 s (renewTime %v)", controlplane.NodeName, first)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
