@@ -1,5 +1,5 @@
-// 文件的檢查：引用的程式碼等於原始碼、預期輸出等於黃金檔、兩種語言的章節結構相同、
-// 相對連結都存在、上游連結都釘在這個 repo 建置用的版本。任何一項漂移，測試就失敗。
+// 文件的檢查：引用的程式碼等於原始碼、預期輸出等於 golden file、兩種語言的章節結構相同、
+// 相對連結都存在、上游連結都釘在這個 repo 建置用的版本。任何一項與預期不一致，測試就失敗。
 //
 // Checks over the docs: quoted code equals the source, expected output equals
 // the golden files, both languages have the same chapters and structure,
@@ -50,7 +50,7 @@ var (
 	goldenBlock = regexp.MustCompile("(?s)<!-- golden:([^/\\s]+)/(\\S+) -->\n(.*?)<!-- /golden:[^>]+ -->")
 )
 
-// rewrite 把每個區塊換成 want 算出的內容；不同時，-update 改寫檔案，否則報錯。
+// rewrite 把每個區塊換成 want 算出的內容；不同時，-update 改寫檔案，否則測試失敗。
 //
 // rewrite replaces each block with what want computes; where they differ,
 // -update rewrites the file and otherwise the test fails.
@@ -100,7 +100,7 @@ func TestCodeExcerpts(t *testing.T) {
 	}
 }
 
-// README 與文件裡的每段預期輸出，都等於對應步驟的黃金檔（由該步驟的測試對真正的 API server 產生）。
+// README 與文件裡的每段預期輸出，都等於對應步驟的 golden file（由該步驟的測試連到真實的 API server 產生）。
 // Every expected-output block in the READMEs and docs equals the step's golden file (which
 // the step's test produces against a real API server).
 func TestExpectedOutput(t *testing.T) {

@@ -137,7 +137,7 @@ func pagePairs(t *testing.T) [][2]string {
 	return pairs
 }
 
-// 故事：英文與中文頁面不只標題相同，每一節的段落、清單項目、表格列與程式碼區塊數量也相同，
+// 情境：英文與中文頁面不只標題相同，每一節的段落、清單項目、表格列與程式碼區塊數量也相同，
 // 對應段落裡的行內程式碼也一樣：少翻一段、漏掉一個項目或一個指令，就會被抓到。
 //
 // The story: English and zh-TW pages agree not only in their headings but in
@@ -150,7 +150,7 @@ func TestContentParity(t *testing.T) {
 	}
 }
 
-// 故事：這個檢查本身會抓到它要抓的東西：中文版少了一段、少了一個清單項目、
+// 情境：這個檢查本身會抓到它要抓的東西：中文版少了一段、少了一個清單項目、
 // 一個指令寫得不一樣，三節各回報一次；內容一致的那一節不回報。
 //
 // The story: the check itself catches what it is for: the zh-TW page drops a

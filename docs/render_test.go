@@ -32,7 +32,7 @@ var (
 	literalHeading = regexp.MustCompile(`^#{1,6}\S`)
 )
 
-// 故事：每個 Markdown 檔都以 CommonMark 渲染。強調記號、連結與標題必須真的變成強調、
+// 情境：每個 Markdown 檔都以 CommonMark 渲染。強調記號、連結與標題必須真的變成強調、
 // 連結與標題，而不是以星號、方括號或井號的樣子留在文字裡。全形標點旁的 * 最容易出事：
 // 「）」之後、中文字之前的 ** 在 CommonMark 裡關不起來。
 //
@@ -98,7 +98,7 @@ func checkRendering(e errorer, file string) {
 	})
 }
 
-// 故事：這個檢查本身會抓到它要抓的東西：在一段中文裡放進 review 找到的那種強調、
+// 情境：這個檢查本身會抓到它要抓的東西：在一段中文裡放進 review 找到的那種強調、
 // 一個斷掉的連結與一個少了空白的標題，三個都被找出來。
 //
 // The story: the check itself catches what it is for: a zh-TW paragraph with

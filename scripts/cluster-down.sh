@@ -6,7 +6,7 @@ set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# Settings（可用環境變數覆寫 / override with environment variables）
+# 設定（可用環境變數覆寫）/ Settings (override with environment variables)
 # 等待行程在 SIGTERM 後自行結束的秒數，之後改送 SIGKILL。kube-apiserver 常要 7 秒以上。
 # Seconds to wait for processes to exit after SIGTERM before SIGKILL; kube-apiserver often takes more than 7.
 STOP_TIMEOUT="${STOP_TIMEOUT:-45}"

@@ -12,7 +12,7 @@ set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# Settings（可用環境變數覆寫 / override with environment variables）
+# 設定（可用環境變數覆寫）/ Settings (override with environment variables)
 CLUSTER="${CLUSTER:-auto}"
 # 本機 kube-apiserver 的埠；0 表示挑一個空閒的。 / The local kube-apiserver's port; 0 picks a free one.
 LOCAL_PORT="${LOCAL_PORT:-0}"
@@ -91,7 +91,7 @@ up_local() {
 
   local started=${SECONDS}
   log "starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (log: ${STATE_DIR}/localcluster.log)"
-  # detach：叢集離開這個終端機，關掉終端機也不會把它停掉；由 cluster-down.sh 負責停止。
+  # detach：讓叢集脫離目前的終端機，關掉終端機也不會把它停掉；由 cluster-down.sh 負責停止。
   # detach: the cluster leaves this terminal, so closing the terminal does not stop it; cluster-down.sh does.
   # TMPDIR 指向狀態目錄：envtest 的暫存檔也放在那裡，cluster-down.sh 刪除狀態目錄時一併清掉，即使行程是被強制結束的。
   # TMPDIR points into the state directory: envtest's temporary files land there too, and cluster-down.sh removes them with it, even after a forced stop.

@@ -4,7 +4,7 @@
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 
-# Settings（可用環境變數覆寫 / override with environment variables）
+# 設定（可用環境變數覆寫）/ Settings (override with environment variables)
 CLUSTER_NAME="${CLUSTER_NAME:-informer-lab}"
 # 本機叢集的狀態目錄：憑證、etcd 資料、kubeconfig、PID。 / Local cluster state: certificates, etcd data, kubeconfig, PIDs.
 STATE_DIR="${INFORMER_LAB_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/informer-walkthrough/${CLUSTER_NAME}}"
@@ -13,7 +13,7 @@ KIND_NODE_IMAGE="${KIND_NODE_IMAGE:-kindest/node:v1.37.0@sha256:a1ed56cfb0e7b935
 LOCAL_CONTEXT="local-${CLUSTER_NAME}"
 KIND_CONTEXT="kind-${CLUSTER_NAME}"
 
-# log 印出一行帶前綴的訊息到 stderr。 / log prints one prefixed line to stderr.
+# log 印出一行帶前置字串（prefix）的訊息到 stderr。 / log prints one prefixed line to stderr.
 log() {
   printf '%s: %s\n' "$(basename "$0" .sh)" "$*" >&2
 }
@@ -24,7 +24,7 @@ die() {
   exit 1
 }
 
-# controlplane_key 由兩個建置模組的 go.mod 算出快取鍵；internal/controlplane.CacheKey 用同一規則。
+# controlplane_key 由兩個建置模組的 go.mod 算出快取 key；internal/controlplane.CacheKey 用同一規則。
 # controlplane_key derives the cache key from the two build modules' go.mod files; internal/controlplane.CacheKey uses the same rule.
 controlplane_key() {
   local gomod="${REPO_ROOT}/scripts/controlplane/go.mod" kwokmod="${REPO_ROOT}/scripts/kwok/go.mod" kube etcd kwok
@@ -142,7 +142,7 @@ process_alive() {
   [[ -n "${pid}" ]] && kill -0 "${pid}" 2>/dev/null
 }
 
-# detach 以指令取代目前的（子）shell，並讓它離開這個終端機（有 setsid 就用，例如 Linux；否則用 nohup，例如 macOS）。
+# detach 以指令取代目前的（子）shell，並讓它脫離目前的終端機（有 setsid 就用，例如 Linux；否則用 nohup，例如 macOS）。
 # 以 `detach cmd &` 呼叫：exec 讓 $! 就是指令本身的 PID，而不是包著它的子 shell。
 # detach replaces the current (sub)shell with the command, detached from this terminal (setsid where it exists, as on Linux;
 # nohup otherwise, as on macOS). Call it as `detach cmd &`: exec makes $! the command's own PID, not a wrapping subshell's.

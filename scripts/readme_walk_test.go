@@ -112,7 +112,7 @@ func fenced(t *testing.T, readme string, lines []string, start int) ([]string, i
 	return nil, 0
 }
 
-// 故事：一個學習者照著步驟 01 到 04 的 README，一份接一份、逐字執行裡面的指令，全都對著同一個叢集。
+// 情境：一個學習者照著步驟 01 到 04 的 README，一份接一份、逐字執行裡面的指令，全都對著同一個叢集。
 // 每一段練習的輸出都跟 README 展示的一樣。指令是從 README 本身讀出來的，README 與測試不會各說各話；
 // 中文版的指令必須跟英文版一模一樣。
 //
@@ -239,12 +239,12 @@ var (
 	bookmarkLine = regexp.MustCompile(`^(queue|fifo) +Bookmark `)
 	syncLine     = regexp.MustCompile(`^worker\d+ +sync `)
 	shutdownLine = regexp.MustCompile(`^-- (shutting down|workers stopped)`)
-	// 合併時，step 04 的處理函式會註明鍵已經在佇列裡；這一行是否出現，跟合併一樣取決於時機。
+	// 合併時，step 04 的處理函式會註明 key 已經在佇列裡；這一行是否出現，跟合併一樣取決於時機。
 	// When changes merge, step 04's handler notes that the key is already queued; like the merge, that depends on timing.
 	queuedLine = regexp.MustCompile(`^-- \S+ is already queued `)
 )
 
-// normalize 做的正是黃金檔做的事：resourceVersion 換成 N、拿掉 bookmark 的行、
+// normalize 做的正是 golden file 做的事：resourceVersion 換成 N、拿掉 bookmark 的行、
 // 連不上時每秒重複的那一行只留一行。
 //
 // normalize does what the golden files do: resource versions become N,

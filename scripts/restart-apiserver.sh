@@ -11,7 +11,7 @@ set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# Settings（可用環境變數覆寫 / override with environment variables）
+# 設定（可用環境變數覆寫）/ Settings (override with environment variables)
 # kind 上等待 kube-apiserver 回來的上限（秒）。 / On kind, how long to wait for kube-apiserver to come back, in seconds.
 READY_TIMEOUT="${READY_TIMEOUT:-120}"
 

@@ -1,4 +1,4 @@
-// 這些測試像工作坊的主持人一樣執行腳本：建立本機叢集、再執行一次、拆掉它、跑完整個導覽。
+// 這些測試像工作坊的講者一樣執行腳本：建立本機叢集、再執行一次、拆掉它、跑完整個導覽。
 // 每個測試用自己的叢集名稱、狀態目錄與 kubeconfig，不會碰到使用者自己的叢集。
 //
 // These tests run the scripts as a workshop host would: bring the local
@@ -104,7 +104,7 @@ func (l *lab) processes() string {
 	return strings.TrimSpace(string(out))
 }
 
-// 故事：沒有 Docker 時，cluster-up.sh（CLUSTER=auto）選擇本機叢集並說明原因；
+// 情境：沒有 Docker 時，cluster-up.sh（CLUSTER=auto）選擇本機叢集並說明原因；
 // 之後 kubeconfig 裡有一個目前的 context、權限 0600，/readyz 回應 ok，而且叢集像真的一樣：
 // Pod 被排程、變成 Running，新 namespace 有 default ServiceAccount，Deployment 的 Pod 會跑，
 // namespace 刪得掉。第二次執行什麼都不做；cluster-down.sh 不留下任何行程、目錄或 context；
@@ -261,7 +261,7 @@ func behavesLikeACluster(t *testing.T, cs kubernetes.Interface) {
 	}))
 }
 
-// 故事：要求一個已被占用的埠，得到一行清楚的錯誤與非零結束碼，而且什麼都沒留下。
+// 情境：要求一個已被占用的埠，得到一行清楚的錯誤與非零結束碼，而且什麼都沒留下。
 //
 // The story: asking for a port already in use gives one clear error line and
 // a non-zero exit, and leaves nothing behind.
@@ -284,7 +284,7 @@ func TestLocalPortInUse(t *testing.T) {
 	}
 }
 
-// 故事：要求 kind 但 Docker 沒有回應，得到一行錯誤，並建議改用 CLUSTER=local。
+// 情境：要求 kind 但 Docker 沒有回應，得到一行錯誤，並建議改用 CLUSTER=local。
 //
 // The story: asking for kind while Docker does not answer gives one error
 // line that suggests CLUSTER=local.
@@ -299,7 +299,7 @@ func TestKindWithoutDocker(t *testing.T) {
 	}
 }
 
-// 故事：導覽指令從零建立叢集、依序執行每個步驟並製造變化，最後告訴學習者下一步。
+// 情境：導覽指令從零建立叢集、依序執行每個步驟並製造變化，最後告訴學習者下一步。
 //
 // The story: the walkthrough command brings a cluster up, runs every step in
 // order while making changes, and ends by telling the learner what to try next.

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # test.sh：專案的測試指令。在全新的機器上也會自己準備好一切（包括控制平面），然後檢查格式、
-# 靜態分析、shell 腳本，最後對真正的 kube-apiserver 執行 go test ./...。
+# 靜態分析、shell 腳本，最後連到真實的 kube-apiserver 執行 go test ./...。
 # The project's test command. On a fresh machine it sets up everything it needs (the control plane included), then checks
 # formatting, static analysis and the shell scripts, and finally runs go test ./... against a real kube-apiserver.
 set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# Settings（可用環境變數覆寫 / override with environment variables）
+# 設定（可用環境變數覆寫）/ Settings (override with environment variables)
 # 傳給 go test 的額外參數，例如 GO_TEST_FLAGS='-run TestDemo -v'。 / Extra go test arguments, for example GO_TEST_FLAGS='-run TestDemo -v'.
 GO_TEST_FLAGS="${GO_TEST_FLAGS:-}"
 
@@ -50,7 +50,7 @@ ensure_tools() {
   fi
 }
 
-# 2. 靜態檢查：gofmt、go vet、staticcheck、shellcheck、shfmt（後兩者的版本釘選在 go.mod 的 tool 指令與 Debian 套件）。
+# 2. 靜態檢查：gofmt、go vet、staticcheck、shellcheck、shfmt（版本都已釘選：go.mod 的 tool 指令，以及 Debian 套件）。
 # 2. Static checks: gofmt, go vet, staticcheck, shellcheck, shfmt (versions pinned by go.mod's tool directives and Debian).
 static_checks() {
   cd "${REPO_ROOT}"

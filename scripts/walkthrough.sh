@@ -13,7 +13,7 @@ set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# Settings（可用環境變數覆寫 / override with environment variables）
+# 設定（可用環境變數覆寫）/ Settings (override with environment variables)
 # 每個步驟等待就緒與等待刪除事件的上限（秒）。 / How long to wait for each step to be ready, and for the delete event (seconds).
 STEP_TIMEOUT="${STEP_TIMEOUT:-60}"
 # scene 兩個變化之間的停頓，讓人看得清楚。 / The pause between two scene changes, so a person can follow.

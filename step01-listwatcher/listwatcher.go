@@ -33,7 +33,7 @@ type podListWatcher struct {
 	namespace string
 }
 
-// 編譯期檢查：今天的 ListerWatcherWithContext，以及舊文章裡的 ListerWatcher 都滿足。
+// 編譯期檢查：現行的 ListerWatcherWithContext，以及舊文章裡的 ListerWatcher 都滿足。
 // 三個介面的定義見 https://github.com/kubernetes/client-go/blob/v0.37.2/tools/cache/listwatch.go
 // Compile-time checks: it satisfies today's ListerWatcherWithContext and the
 // ListerWatcher that older articles show. The interfaces are defined in

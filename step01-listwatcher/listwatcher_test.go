@@ -43,7 +43,7 @@ func startStepOn(t *testing.T, c *testenv.Cluster, ns string, opts watchOptions)
 	})
 }
 
-// 故事：在擬真叢集上先有一個 Running 的 Pod，步驟開始後再建立、改標籤、刪除另一個。
+// 情境：在擬真叢集上先有一個 Running 的 Pod，步驟開始後再建立、改標籤、刪除另一個。
 // 初始清單裡有第一個 Pod；watch 依序送出新 Pod 生命週期裡的事件：ADDED（Pending）、
 // MODIFIED（scheduler 綁定節點）、MODIFIED（kwok 回報 Running）、MODIFIED（新標籤）、
 // MODIFIED ×2（API server 設下 deletionTimestamp，kwok 以 0 秒寬限期刪除）、DELETED。
@@ -84,7 +84,7 @@ func TestDemo(t *testing.T) {
 	golden.Check(t, "demo", show.StripVersions(got))
 }
 
-// 故事：伺服器每秒就結束一次 watch。每次重新 watch 都從最後看到的 resourceVersion
+// 情境：伺服器每秒就結束一次 watch。每次重新 watch 都從最後看到的 resourceVersion
 // 接續，所以跨越好幾次重新 watch 的變化，每個都剛好出現一次，順序不變。
 //
 // The story: the server ends each watch after one second. Every re-watch
@@ -119,7 +119,7 @@ func TestWatchResumesWithoutLossOrRepeats(t *testing.T) {
 	testenv.WantOrder(t, got, want...)
 }
 
-// 故事：要求 bookmark 時，伺服器在 watch 逾時前兩秒送來一個 BOOKMARK：
+// 情境：要求 bookmark 時，伺服器在 watch 逾時前兩秒送來一個 BOOKMARK：
 // 沒有物件變化，只有較新的 resourceVersion，下一次 watch 就從那裡開始。
 //
 // The story: with bookmarks requested, the server sends a BOOKMARK two
@@ -136,7 +136,7 @@ func TestBookmarks(t *testing.T) {
 	testenv.WantOrder(t, out.String(), "ADDED     "+ns+"/marked", "BOOKMARK", "-- watch closed")
 }
 
-// 故事：標籤選擇器交給伺服器過濾，List 與 Watch 都只看得到符合的 Pod。
+// 情境：標籤選擇器交給伺服器過濾，List 與 Watch 都只看得到符合的 Pod。
 // （這一步還沒有選擇器旗標；這裡直接把選擇器放進 ListOptions，step02 再把它包成閉包。）
 //
 // The story: the server filters by label selector, so List and Watch both see
@@ -177,7 +177,7 @@ func TestSelectorIsServerSide(t *testing.T) {
 	}
 }
 
-// 故事：API server 重新啟動（etcd 保留），停機期間有一個 Pod 被刪、一個被建立。
+// 情境：API server 重新啟動（etcd 保留），停機期間有一個 Pod 被刪、一個被建立。
 // watch 結束；重新連上之後，從重啟前的 resourceVersion 開始的 watch 得到 410：
 // 新的 API server 的 watch cache 從 etcd 目前的 revision 開始，更舊的歷史它沒有。
 // 於是重新 List：被刪的 Pod 不在清單裡（這一步沒有記憶，不會說它不見了），新的 Pod 在；
@@ -225,7 +225,7 @@ func TestAPIServerRestartGives410(t *testing.T) {
 	if relist := got[strings.Index(got, "410 Gone"):]; strings.Contains(relist, "default/other") {
 		t.Errorf("the pod deleted during the outage is in the relist:\n%s", got)
 	}
-	// 連不上時每秒一行，行數看重啟花多久；黃金檔只留一行。
+	// 連不上時每秒一行，行數看重啟花多久；golden file 只留一行。
 	// One line a second while unreachable, as many as the restart takes; the golden file keeps one.
 	golden.Check(t, "restart", collapseRepeats(show.StripVersions(got)))
 }
@@ -245,7 +245,7 @@ func collapseRepeats(s string) string {
 	return b.String()
 }
 
-// 故事：API server 一直連不上時，這一步每秒重試，時間到了就以一行說明結束，
+// 情境：API server 一直連不上時，這一步每秒重試，時間到了就以一行說明結束，
 // 告訴你怎麼把叢集帶回來。
 //
 // The story: while the API server stays unreachable, the step retries every
@@ -266,8 +266,8 @@ func TestGivesUpWhenTheAPIServerIsGone(t *testing.T) {
 	}
 }
 
-// 故事（單元測試，沒有伺服器）：watch 以 410 Gone 失敗時，迴圈重新 List，
-// 不論 410 是串流裡的一個 ERROR 事件（kube-apiserver 的做法，上面的測試對真正的伺服器驗證過），
+// 情境（單元測試，沒有伺服器）：watch 以 410 Gone 失敗時，迴圈重新 List，
+// 不論 410 是串流裡的一個 ERROR 事件（kube-apiserver 的做法，上面的測試已連到真實的伺服器驗證過），
 // 還是請求本身的錯誤（其他伺服器或代理可能這樣回）。
 //
 // The story (a unit test, no server in it): when the watch fails with 410

@@ -15,7 +15,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 )
 
-// newPodListWatch 不再手寫型別，改用 client-go 產生 ListWatch（列出監看器）。
+// newPodListWatch 不再手寫型別，改用 client-go 產生 ListWatch（一個現成的 ListerWatcher）。
 // 沒有標籤選擇器時，寫法和原始文章一模一樣：NewListWatchFromClient 只接受欄位選擇器。
 // 需要標籤選擇器時，改用 NewFilteredListWatchFromClient，自己提供 optionsModifier。
 //
@@ -105,7 +105,7 @@ func (s *printingStore) Delete(obj any) error {
 	return s.Store.Delete(obj)
 }
 
-// Replace 收到的清單沒有固定順序（WatchList 模式下來自一個 map），所以先依鍵排序再印。
+// Replace 收到的清單沒有固定順序（WatchList 模式下來自一個 map），所以先依 key 排序再印。
 //
 // Replace gets its list in no fixed order (from a map, in WatchList mode), so
 // it sorts by key before printing.

@@ -60,7 +60,7 @@ func startStepOn(t *testing.T, c *testenv.Cluster, ns, label, field string) *tes
 	return out
 }
 
-// 故事：namespace 裡有一個符合 app=demo 的 Pod 與一個不符合的。以 -l app=demo 啟動後，
+// 情境：namespace 裡有一個符合 app=demo 的 Pod 與一個不符合的。以 -l app=demo 啟動後，
 // 再建立、改標籤、刪除 "demo"。--trace 顯示 reflector 用一個串流式的 WatchList 請求
 // （sendInitialEvents=true）同時取得初始狀態與後續事件，而選擇器就在那個請求上。
 //
@@ -95,7 +95,7 @@ func TestDemo(t *testing.T) {
 	golden.Check(t, "demo", show.StripVersions(got))
 }
 
-// 故事：關掉 WatchList（KUBE_FEATURE_WatchListClient=false 的效果），reflector 改回
+// 情境：關掉 WatchList（KUBE_FEATURE_WatchListClient=false 的效果），reflector 改回
 // 傳統的 LIST 加 WATCH。兩個請求都帶著同樣的標籤與欄位選擇器——那是 optionsModifier
 // 套上去的，reflector 自己從來沒有設定選擇器。
 //
@@ -139,7 +139,7 @@ func TestSelectorOnListAndWatch(t *testing.T) {
 	}
 }
 
-// 故事：閉包套用在呼叫端傳入的任何 ListOptions 上。直接呼叫四個方法——今天的
+// 情境：閉包套用在呼叫端傳入的任何 ListOptions 上。直接呼叫四個方法——現行的
 // ListWithContext/WatchWithContext 與已棄用的 List/Watch（ListFunc/WatchFunc）——
 // 傳入沒有選擇器的選項，四個請求都帶著選擇器。
 //

@@ -42,7 +42,7 @@ func indexByApp(obj any) ([]string, error) {
 // options are this step's two choices: which constructor, and the resync
 // period.
 type options struct {
-	// constructor 是 "options"（今天的 NewInformerWithOptions）或 "indexer"（原始文章的 NewIndexerInformer）。
+	// constructor 是 "options"（現行的 NewInformerWithOptions）或 "indexer"（原始文章的 NewIndexerInformer）。
 	//
 	// constructor is "options" (today's NewInformerWithOptions) or "indexer"
 	// (the source article's NewIndexerInformer).
@@ -51,7 +51,7 @@ type options struct {
 }
 
 // newInformer 用兩種方式之一建立同一個 informer。兩者都建立一個以
-// DeletionHandlingMetaNamespaceKeyFunc 為鍵的 Indexer（索引器）當作本機快取，
+// DeletionHandlingMetaNamespaceKeyFunc 為 key 的 Indexer（索引器）當作本機快取，
 // 再加上一個 Controller（控制器，步驟 04 會拆開來看）。
 //
 // newInformer builds the same informer in one of two ways. Both create an
@@ -66,7 +66,7 @@ func newInformer(lw cache.ListerWatcher, handler cache.ResourceEventHandler, opt
 		//lint:ignore SA1019 刻意示範已棄用的建構函式，取代者是 NewInformerWithOptions。 / Deprecated on purpose; NewInformerWithOptions replaces it.
 		return cache.NewIndexerInformer(lw, &corev1.Pod{}, opts.resync, handler, indexers)
 	}
-	// 今天的寫法：一個選項結構，之後新增的設定（Transform、MinWatchTimeout…）不必再改函式簽章。
+	// 現行的寫法：一個選項結構，之後新增的設定（Transform、MinWatchTimeout…）不必再改函式簽章。
 	// 它回傳 cache.Store；給了 Indexers 時，底下其實是 cache.Indexer。
 	// Today's call: one options struct, so later settings (Transform,
 	// MinWatchTimeout, …) need no new signature. It returns a cache.Store; with
@@ -206,7 +206,7 @@ func changes(old, new *corev1.Pod) string {
 	return strings.Join(c, "; ")
 }
 
-// showIndex 印出自訂索引目前的內容：對每個 app 值呼叫 ByIndex，列出那些 Pod 的鍵。
+// showIndex 印出自訂索引目前的內容：對每個 app 值呼叫 ByIndex，列出那些 Pod 的 key。
 // 處理函式被呼叫時，快取已經更新，所以這裡看到的是變化之後的狀態。
 //
 // showIndex prints the custom index as it is now: ByIndex for each app value,

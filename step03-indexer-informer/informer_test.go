@@ -59,7 +59,7 @@ func demo(t *testing.T, cs kubernetes.Interface, ns, created string, outs ...*te
 	})
 }
 
-// 故事：一個 Pod 已經存在；informer 同步之後，"demo" 被建立、加標籤、刪除。
+// 情境：一個 Pod 已經存在；informer 同步之後，"demo" 被建立、加標籤、刪除。
 // 處理函式依序被呼叫，每次呼叫之後自訂索引都反映了新的狀態。
 //
 // The story: one pod exists; after the informer syncs, "demo" is created,
@@ -92,8 +92,8 @@ func TestDemo(t *testing.T) {
 	golden.Check(t, "demo", show.StripVersions(got))
 }
 
-// 故事：兩個 informer 看同一個 namespace，一個用原始文章的 NewIndexerInformer，
-// 一個用今天的 NewInformerWithOptions。同樣的變化，兩者印出一模一樣的處理函式呼叫與索引內容。
+// 情境：兩個 informer 看同一個 namespace，一個用原始文章的 NewIndexerInformer，
+// 一個用現行的 NewInformerWithOptions。同樣的變化，兩者印出一模一樣的處理函式呼叫與索引內容。
 //
 // The story: two informers watch one namespace, one built with the source
 // article's NewIndexerInformer, one with today's NewInformerWithOptions. The
@@ -117,7 +117,7 @@ func TestConstructorsBehaveTheSame(t *testing.T) {
 	}
 }
 
-// 故事：自訂索引跟著標籤走。Pod 從 app=a 改成 app=b，ByIndex 的答案隨之改變；
+// 情境：自訂索引跟著標籤走。Pod 從 app=a 改成 app=b，ByIndex 的答案隨之改變；
 // 拿掉標籤，Pod 就不在這個索引裡。
 //
 // The story: the custom index follows the labels. A pod moves from app=a to
@@ -175,7 +175,7 @@ func TestIndexFollowsLabels(t *testing.T) {
 	}
 }
 
-// 故事：設定 --resync 之後，即使什麼都沒變，OnUpdate 也會週期性地收到同一個
+// 情境：設定 --resync 之後，即使什麼都沒變，OnUpdate 也會週期性地收到同一個
 // resourceVersion 的物件。resync 只是把快取重新交給處理函式，不會重新 List。
 //
 // The story: with --resync, OnUpdate is called periodically with the same
@@ -189,7 +189,7 @@ func TestResync(t *testing.T) {
 	out.WaitForLine(t, 2, "OnUpdate  "+ns+"/quiet ", "same resourceVersion")
 }
 
-// 故事：API server 停機期間，透過同一個 etcd 上的另一個 API server，一個 Pod 被刪除、
+// 情境：API server 停機期間，透過同一個 etcd 上的另一個 API server，一個 Pod 被刪除、
 // 一個被建立、一個改了標籤。恢復之後 informer 重新 List：刪除以墓碑的形式交給 OnDelete，
 // 其餘的變化也都出現，快取與伺服器一致。
 //
@@ -230,7 +230,7 @@ func TestCommandLine(t *testing.T) {
 	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
 }
 
-// 故事：API server 在步驟執行中停掉又回來。Reflector 自己退避重試、撐過去；
+// 情境：API server 在步驟執行中停掉又回來。Reflector 自己退避重試、撐過去；
 // 步驟印出一行說它連不上（附上 scripts/cluster-up.sh 的提示），恢復後再印一行，之後的變化照常出現。
 //
 // The story: the API server goes away while the step runs, and comes back.

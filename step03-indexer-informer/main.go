@@ -1,4 +1,4 @@
-// step03-indexer-informer：原始文章的 NewIndexerInformer 與今天的 NewInformerWithOptions，
+// step03-indexer-informer：原始文章的 NewIndexerInformer 與現行的 NewInformerWithOptions，
 // 處理函式、當作本機快取的 Indexer、resync 與 HasSynced。
 //
 // step03-indexer-informer: the source article's NewIndexerInformer and today's

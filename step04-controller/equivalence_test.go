@@ -137,7 +137,7 @@ func same(t *testing.T, what string, ours, theirs []string, asSet bool) {
 	}
 }
 
-// 故事：步驟 04 的預設管線與 client-go 的 NewInformerWithOptions 對同樣的變化，
+// 情境：步驟 04 的預設管線與 client-go 的 NewInformerWithOptions 對同樣的變化，
 // 做出同樣的處理函式呼叫、同樣的順序、呼叫當下快取裡一樣多的物件：
 // 一開始有三個 Pod 的初始 List、即時的新增／修改／刪除，以及 API server 重啟後的重新 List，
 // 重啟期間有一個 Pod 被刪除（墓碑）、一個被新增、一個被修改。
@@ -206,7 +206,7 @@ func TestSameHandlerCallsAsNewInformerWithOptions(t *testing.T) {
 	}
 }
 
-// 故事：resync 時，兩邊都對快取裡的每個 Pod 呼叫一次 OnUpdate(obj, obj)。
+// 情境：resync 時，兩邊都對快取裡的每個 Pod 呼叫一次 OnUpdate(obj, obj)。
 //
 // The story: on a resync both sides call OnUpdate(obj, obj) once for each pod
 // in the cache.

@@ -75,7 +75,7 @@ func newInformer(lw cache.ListerWatcher, handler cache.ResourceEventHandler, per
 			}
 			return nil
 		},
-		// processLoop 呼叫 ProcessBatch 處理一批（最多 1000 個、每個鍵一次）逐物件的變化；
+		// processLoop 呼叫 ProcessBatch 處理一批（最多 1000 個、每個 key 一次）逐物件的變化；
 		// 這是 InOrderInformersBatchProcess 的預設行為，兩種模式都一樣。
 		// processLoop calls ProcessBatch for a batch of per-object changes (up
 		// to 1000, each key once); that is InOrderInformersBatchProcess, on by

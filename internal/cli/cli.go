@@ -1,4 +1,4 @@
-// Package cli 是每個步驟共用的外殼：旗標與 kubeconfig、連線前的檢查、--trace、
+// Package cli 是每個步驟共用的外層框架：旗標與 kubeconfig、連線前的檢查、--trace、
 // 以及 Ctrl-C 的處理。步驟本身只需要寫它要教的那一段。
 //
 // Package cli is the shell every step shares: flags and kubeconfig, the
@@ -66,7 +66,7 @@ type Env struct {
 }
 
 // Main 解析旗標、建立連線、先確認叢集可達，再執行 run。
-// run 在 Ctrl-C 之後返回時，程式以 0 結束；其他錯誤印成一行並以 1 結束。
+// run 在 Ctrl-C 之後結束時，程式以 0 結束；其他錯誤印成一行並以 1 結束。
 //
 // Main parses flags, connects, checks that the cluster answers, then calls
 // run. When run returns after Ctrl-C the program exits 0; any other error is
@@ -162,7 +162,7 @@ func Connect(ctx context.Context, f *Flags, out, traceOut io.Writer) (*Env, erro
 	return &Env{Config: cfg, Client: cs, Namespace: ns, Out: out}, nil
 }
 
-// PreflightTimeout 是等待 API server 回應的上限，超過就直接報錯，不無限重試。
+// PreflightTimeout 是等待 API server 回應的上限，超過就直接回報錯誤，不無限重試。
 //
 // PreflightTimeout bounds the wait for the API server's answer; past it we
 // report the error instead of retrying forever.

@@ -94,7 +94,7 @@ func TestConnectionRefused(t *testing.T) {
 	wantContains(t, msg, "cannot reach the Kubernetes API server at "+server, "scripts/cluster-up.sh")
 }
 
-// 接受連線卻從不回答的伺服器：在 PreflightTimeout 之後放棄，而不是無限等待。
+// 接受連線卻從不回應的伺服器：在 PreflightTimeout 之後放棄，而不是無限等待。
 // A server that accepts connections but never answers: give up after
 // PreflightTimeout instead of waiting forever.
 func TestServerNeverAnswers(t *testing.T) {

@@ -58,7 +58,7 @@ var (
 	kwokVersionRE = regexp.MustCompile(`(?m)^\s*sigs\.k8s\.io/kwok\s+(v\S+)`)
 )
 
-// CacheKey 由兩個建置模組的 go.mod 算出快取鍵，改版本就自動換一個快取目錄；
+// CacheKey 由兩個建置模組的 go.mod 算出快取 key，改版本就自動換一個快取目錄；
 // scripts/lib.sh 用同一個規則。
 //
 // CacheKey derives the cache key from the two build modules' go.mod files,
@@ -264,7 +264,7 @@ func Start(opts Options) (*ControlPlane, error) {
 	}
 	cp.Timings.APIServer = time.Since(started)
 	cp.Config = rest.CopyConfig(cfg)
-	// envtest 預設很高的 QPS；改回 client-go 的預設，讓行為跟真實叢集一樣。
+	// envtest 預設很高的 QPS；改回 client-go 的預設，讓用戶端的行為跟連到任何叢集時一樣。
 	// envtest sets a very high QPS; go back to client-go's defaults so the
 	// client behaves as it would against any cluster.
 	cp.Config.QPS, cp.Config.Burst = 0, 0
@@ -311,7 +311,7 @@ func (cp *ControlPlane) StartAPIServer() error {
 	return cp.env.ControlPlane.APIServer.Start()
 }
 
-// StartExtraAPIServer 在同一個 etcd 上再啟動一個 kube-apiserver（就像高可用叢集裡的
+// StartExtraAPIServer 在同一個 etcd 上再啟動一個 kube-apiserver（就像高可用性（HA）叢集裡的
 // 另一個副本），讓測試在主要的 API server 停機時仍能修改資料。
 //
 // StartExtraAPIServer starts one more kube-apiserver on the same etcd (like

@@ -1,5 +1,5 @@
-// Package golden 比對程式輸出與 testdata/ 裡的黃金檔（golden file）；漂移時測試失敗。
-// README 與文件裡引用黃金檔的區塊由 go test ./docs 檢查。用 -update 重新產生，絕不手改。
+// Package golden 比對程式輸出與 testdata/ 裡的 golden file（預期輸出檔）；與預期不一致時測試失敗。
+// README 與文件裡引用 golden file 的區塊由 go test ./docs 檢查。用 -update 重新產生，絕不手改。
 //
 // Package golden compares program output with golden files in testdata/; the
 // test fails when it drifts. The README and docs blocks that quote golden
@@ -15,7 +15,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files and README output blocks from what the programs print now")
 
-// Updating 回報這次測試是否帶著 -update（要改寫黃金檔與文件，而不是比對）。
+// Updating 回報這次測試是否帶著 -update（要改寫 golden file 與文件，而不是比對）。
 //
 // Updating reports whether the tests run with -update (rewrite golden files
 // and docs instead of comparing).

@@ -1,4 +1,4 @@
-// Package scene 製造 Pod 的變化讓步驟觀察：建立、改標籤、加註解、刪除。
+// Package scene 製造 Pod 的變化讓步驟觀察：建立、改標籤、加 annotation（註記）、刪除。
 // 測試、scripts/scene.sh 與導覽腳本都用它，只需要 Go，不需要 kubectl。
 //
 // Package scene makes pod changes for the steps to observe: create, relabel,
@@ -80,7 +80,7 @@ func CreatePod(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) (*
 }
 
 // Burst 盡快做 n 次標籤變化（burst=1、burst=2…），輪流分給 namespace 裡的 Pod，
-// 讓多個 worker 同時有事做，同一個鍵的變化也來不及被一一處理；最後再把 burst 標籤拿掉。
+// 讓多個 worker 同時有事做，同一個 key 的變化也來不及被一一處理；最後再把 burst 標籤拿掉。
 // 回傳改過的 Pod。
 //
 // Burst makes n label changes (burst=1, burst=2, …) as fast as it can, taking
@@ -156,7 +156,7 @@ func Label(ctx context.Context, cs kubernetes.Interface, namespace, name, key st
 	return patchMeta(ctx, cs, namespace, name, "labels", key, value)
 }
 
-// Annotate 設定一個註解；value 為 nil 時刪除該註解。
+// Annotate 設定一個 annotation；value 為 nil 時刪除它。
 //
 // Annotate sets one annotation, or removes it when value is nil.
 func Annotate(ctx context.Context, cs kubernetes.Interface, namespace, name, key string, value *string) (*corev1.Pod, error) {

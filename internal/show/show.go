@@ -1,5 +1,5 @@
 // Package show 印出每個步驟共用格式的事件行：來源、發生了什麼、哪個物件、細節。
-// 欄位對齊、不含時間戳記，所以黃金檔（golden file）可以逐行比對。
+// 欄位對齊、不含時間戳記，所以 golden file（預期輸出檔）可以逐行比對。
 //
 // Package show prints event lines in the format every step shares: source,
 // what happened, which object, details. Columns are aligned and carry no
@@ -63,7 +63,7 @@ var (
 )
 
 // StripVersions 把輸出中的 resourceVersion 與 timeoutSeconds 數字換成 N，410 訊息裡的兩個版本也一樣；
-// 黃金檔比對用，因為每次執行的數字都不同（reflector 的 watch 逾時是隨機的）。
+// golden file 比對用，因為每次執行的數字都不同（reflector 的 watch 逾時是隨機的）。
 //
 // StripVersions replaces resourceVersion and timeoutSeconds numbers in output
 // with N, and the two versions in a 410's message too, for golden

@@ -52,7 +52,7 @@ var (
 	// plain has etcd and kube-apiserver only: pods stay Pending, and it starts fastest. Most tests use it.
 	plain *Cluster
 	// realistic 在第一次被要求時才啟動（加上 controller-manager、scheduler 與 kwok），
-	// 給需要 pod 真實生命週期的測試用，例如黃金檔。
+	// 給需要 pod 真實生命週期的測試用，例如 golden file。
 	// realistic starts the first time a test asks for it (with controller-manager, scheduler and kwok),
 	// for the tests that need a pod's real life, such as the golden files.
 	realistic     *Cluster
@@ -72,7 +72,7 @@ func Main(m *testing.M) {
 
 func run(m *testing.M) int {
 	flag.Parse()
-	// client-go 在 API server 重啟時會記錄重試；測試輸出保持安靜，除非用 -v 要求。
+	// client-go 在 API server 重啟時會記錄重試；除非用 -v 要求，否則測試輸出不顯示這些記錄。
 	// client-go logs its retries while the API server restarts; keep test
 	// output quiet unless asked for with -v.
 	if !testing.Verbose() {
@@ -351,7 +351,7 @@ func (o *Output) String() string {
 // arrive within tens of milliseconds.
 const WaitTimeout = 30 * time.Second
 
-// WaitFor 輪詢輸出，直到某一行包含 substr 的次數達到 n；逾時則讓測試失敗並印出目前的輸出。
+// WaitFor 輪詢輸出，直到包含 substr 的行數達到 n；逾時則讓測試失敗並印出目前的輸出。
 //
 // WaitFor polls the output until n lines contain substr; on timeout it fails
 // the test and prints the output so far.
@@ -383,7 +383,7 @@ func (o *Output) Count(parts ...string) int {
 	return n
 }
 
-// WaitForLine 像 WaitFor，但一行要同時包含所有片段（例如一個鍵與一段說明，中間隔著對齊用的空白）。
+// WaitForLine 像 WaitFor，但一行要同時包含所有片段（例如一個 key 與一段說明，中間隔著對齊用的空白）。
 //
 // WaitForLine is WaitFor for lines that contain every one of the parts (a key
 // and a detail with alignment padding between them, say).
@@ -398,7 +398,7 @@ func (o *Output) WaitForLine(t testing.TB, n int, parts ...string) {
 	}
 }
 
-// Start 在背景執行一個步驟的主迴圈，把輸出收進 Output。stop 取消它、等它返回，
+// Start 在背景執行一個步驟的主迴圈，把輸出收進 Output。stop 取消它、等它結束，
 // 並確認它沒有回傳錯誤；測試結束時若還沒呼叫，會自動呼叫。
 //
 // Start runs a step's main loop in the background, collecting its output.
