@@ -34,6 +34,13 @@ type options struct {
 	// baseDelay is the wait before the first retry; it doubles each time
 	// (5ms, 10ms, 20ms, …), as in client-go's default.
 	baseDelay time.Duration
+	// syncTime 是每次同步假裝要花的時間，就像真正的控制器要呼叫其他 API 那樣（--sync-time）。
+	// 同步期間到來的變化會讓鍵再排一次，而且只排一次：合併因此看得見。
+	//
+	// syncTime is how long each sync pretends to take, as a real controller
+	// calling other APIs would (--sync-time). Changes that arrive during a
+	// sync queue the key once more, and only once: that makes merging visible.
+	syncTime time.Duration
 	// perObject 選擇舊的逐物件佇列（--fifo per-object），預設是 v0.37.2 的 atomic 佇列。
 	//
 	// perObject picks the old per-object queue (--fifo per-object); the
@@ -45,8 +52,8 @@ type options struct {
 	resync time.Duration
 }
 
-// controller 是標準的控制器迴圈：處理函式只把鍵（namespace/name）放進工作佇列，
-// worker 取出鍵，從 Indexer 讀出物件，再做同步。
+// controller 是標準的控制迴圈（control loop）：處理函式只把 key（namespace/name）放進 workqueue，
+// worker 取出 key，從 Indexer 讀出物件，再做同步。
 //
 // controller is the canonical controller loop: handlers only put keys
 // (namespace/name) into the workqueue; workers take keys out, read the object
@@ -62,7 +69,7 @@ type controller struct {
 
 func newController(client kubernetes.Interface, namespace string, opts options, out io.Writer) *controller {
 	// 與 workqueue.DefaultTypedControllerRateLimiter 相同，只是起始延遲可以調整：
-	// 每個鍵各自指數退避，再加上整體每秒 10 次的上限。
+	// 每個 key 各自指數退避，再加上整體每秒 10 次的上限。
 	// The same as workqueue.DefaultTypedControllerRateLimiter with an
 	// adjustable first delay: per-key exponential backoff, plus an overall
 	// limit of 10 per second.
@@ -77,10 +84,10 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 		out:         out,
 	}
 	lw := cache.NewListWatchFromClient(client.CoreV1().RESTClient(), "pods", namespace, fields.Everything())
-	// 處理函式只做一件事：算出鍵、放進佇列。佇列裡每個鍵最多一份：還在等待的鍵再被加入，
-	// 會合併成一次同步；正在同步的鍵再被加入，會在這次同步結束後再同步一次。
-	// 比較 Len() 只是為了讓合併看得見：worker 同時在取鍵時，這個快照偶爾會差一個，
-	// 真正的控制器不該依賴它。
+	// 處理函式只做一件事：算出 key、放進佇列。佇列裡每個 key 最多一份：還在等待的 key 再被加入，
+	// 會合併成一次同步；正在同步的 key 再被加入，會在這次同步結束後再同步一次。
+	// 比較 Len() 只是為了讓合併看得見：worker 同時在取 key 時，這個快照偶爾會差一個，
+	// 真正的控制器絕不能依賴它。
 	// Handlers do one thing: compute the key and queue it. The queue holds each
 	// key at most once: a key added again while it waits merges into one sync;
 	// one added while it is being synced is synced once more afterwards.
@@ -106,9 +113,9 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 	return c
 }
 
-// run 啟動 informer，等它同步，再啟動 worker。ctx 結束時關閉佇列：佇列不再收新的鍵，
-// 還在延遲中的重試被丟掉，但已經排隊的鍵 worker 仍會一一處理完；ShutDownWithDrain
-// 再等到沒有鍵正在處理，才讓 run 返回。
+// run 啟動 informer，等它同步，再啟動 worker。ctx 結束時關閉佇列：佇列不再收新的 key，
+// 還在延遲中的重試被丟掉，但已經排隊的 key worker 仍會一一處理完；ShutDownWithDrain
+// 再等到沒有 key 正在處理，run 才 return。
 //
 // run starts the informer, waits for it to sync, then starts the workers.
 // When ctx ends it shuts the queue down: the queue takes no new keys and drops
@@ -127,7 +134,7 @@ func (c *controller) run(ctx context.Context) {
 	show.Note(c.out, "informer synced; watching from there; starting %d worker(s)", c.opts.workers)
 	var wg sync.WaitGroup
 	for i := range c.opts.workers {
-		// 每個 worker 有自己的名字（worker1、worker2…），輸出才看得出是誰同步了哪個鍵。
+		// 每個 worker 有自己的名字（worker1、worker2…），輸出才看得出是誰同步了哪個 key。
 		// Each worker has a name (worker1, worker2, …), so the output shows who synced which key.
 		name := fmt.Sprintf("worker%d", i+1)
 		wg.Go(func() {
@@ -142,8 +149,8 @@ func (c *controller) run(ctx context.Context) {
 	show.Note(c.out, "workers stopped")
 }
 
-// processNextItem 取出一個鍵、同步它、處理結果。佇列關閉時回傳 false。
-// Done 一定要呼叫：在那之前，同一個鍵不會交給另一個 worker。
+// processNextItem 取出一個 key、同步它、處理結果。佇列關閉時回傳 false。
+// Done 一定要呼叫：在那之前，同一個 key 不會交給另一個 worker。
 //
 // processNextItem takes one key, syncs it and handles the result. It returns
 // false once the queue is shut down. Done must always be called: until then
@@ -159,7 +166,7 @@ func (c *controller) processNextItem(worker string) bool {
 }
 
 // syncToStdout 是這個控制器的「業務邏輯」：從快取讀出最新狀態並印出來。
-// 它只看鍵，不看事件：不論中間發生過幾次變化，它處理的都是目前的狀態（level-based）。
+// 它只看 key，不看事件：不論中間發生過幾次變化，它處理的都是目前的狀態（level-based）。
 //
 // syncToStdout is this controller's "business logic": read the latest state
 // from the cache and print it. It sees a key, not an event: however many
@@ -178,6 +185,7 @@ func (c *controller) syncToStdout(worker, key string) error {
 		return fmt.Errorf("annotation %s=true", failAnnotation)
 	}
 	show.Line(c.out, worker, "sync", key, show.Pod(pod))
+	time.Sleep(c.opts.syncTime)
 	return nil
 }
 

@@ -5,7 +5,7 @@
 // → RealFIFO → processLoop), then puts the canonical workqueue controller on
 // top.
 //
-//	go run ./step04-controller [-n NAMESPACE] [--fifo atomic|per-object] [--resync 0] [--workers 1] [--max-retries 5] [--base-delay 5ms]
+//	go run ./step04-controller [-n NAMESPACE] [--fifo atomic|per-object] [--resync 0] [--workers 1] [--sync-time 0] [--max-retries 5] [--base-delay 5ms]
 //	scripts/scene.sh annotate demo informer-lab/fail=true    (make demo's sync fail)
 package main
 
@@ -32,6 +32,7 @@ func main() {
 	flag.IntVar(&opts.workers, "workers", 1, "how many workers sync keys in parallel")
 	flag.IntVar(&opts.maxRetries, "max-retries", 5, "retries of a failing key before it is dropped")
 	flag.DurationVar(&opts.baseDelay, "base-delay", 5*time.Millisecond, "wait before the first retry; it doubles each time (try 1s to follow along)")
+	flag.DurationVar(&opts.syncTime, "sync-time", 0, "how long each sync pretends to work, as a real one calling an API would (try 300ms with --workers 3 and scene.sh burst 20)")
 	fifo := flag.String("fifo", "atomic", "the informer's queue: atomic (v0.37.2's default: a list is one ReplacedAll) or per-object (KUBE_FEATURE_AtomicFIFO=false, as older articles show)")
 	flag.DurationVar(&opts.resync, "resync", 0, "full resync period (0: none); each resync is one SyncAll")
 	check := func() error {
@@ -44,8 +45,8 @@ func main() {
 		if opts.resync < 0 {
 			return errors.New("--resync must not be negative")
 		}
-		if opts.workers < 1 || opts.maxRetries < 0 || opts.baseDelay <= 0 {
-			return errors.New("--workers must be at least 1, --max-retries at least 0, --base-delay positive")
+		if opts.workers < 1 || opts.maxRetries < 0 || opts.baseDelay <= 0 || opts.syncTime < 0 {
+			return errors.New("--workers must be at least 1, --max-retries at least 0, --base-delay positive, --sync-time not negative")
 		}
 		return nil
 	}

@@ -24,6 +24,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
@@ -93,6 +94,13 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	env, err := cli.Connect(ctx, &f, os.Stdout, os.Stderr)
+	if err == nil && args[0] == "burst" {
+		// client-go 預設每秒 5 個請求，burst 就快不起來；這裡放寬，變化才會比同步快。
+		// client-go's default of 5 requests a second would slow the burst down; lift it, so changes outpace syncs.
+		fast := restclient.CopyConfig(env.Config)
+		fast.QPS, fast.Burst = 100, 200
+		env.Client, err = kubernetes.NewForConfig(fast)
+	}
 	if err == nil {
 		err = run(ctx, env.Client, env.Namespace, args, settings{pause: *pause, node: *node})
 	}
