@@ -1,7 +1,7 @@
 // localcluster 是 scripts/cluster-up.sh 在沒有 Docker 時使用的本機叢集：
 // 它啟動真正的 etcd、kube-apiserver、kube-controller-manager、kube-scheduler，
 // 以及代替 kubelet 的 kwok（一個假節點），直到收到 SIGTERM 才把它們全部停掉。
-// 一般使用者不直接執行它，而是透過 scripts/cluster-up.sh 與 cluster-down.sh。
+// 學習者不直接執行它，而是透過 scripts/cluster-up.sh 與 cluster-down.sh。
 //
 // localcluster is the local cluster that scripts/cluster-up.sh uses when
 // Docker is absent: it runs a real etcd, kube-apiserver,
@@ -30,6 +30,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -206,7 +207,7 @@ func restart(dir, namespace, pod string) error {
 	return lines.Err()
 }
 
-// ready 向 /readyz 問一次；API server 回答 ok 時才以 0 結束。
+// ready 向 /readyz 問一次；API server 回應 ok 時才以 0 結束。
 //
 // ready asks /readyz once and exits 0 only when the API server answers ok.
 func ready(dir string) error {
@@ -248,6 +249,31 @@ func userKubeconfig() (string, *clientcmdapi.Config, error) {
 //
 // use merges the local cluster's context into the user's kubeconfig and makes
 // it current, as kind create cluster does. File mode 0600.
+// equal 比較兩個 kubeconfig 項目的內容（LocationOfOrigin 這類載入時才填的欄位除外）。
+//
+// equal compares two kubeconfig entries by content (fields filled in on
+// loading, such as LocationOfOrigin, aside).
+func equal[T any](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	ca, cb := *a, *b
+	clearOrigin(&ca)
+	clearOrigin(&cb)
+	return reflect.DeepEqual(ca, cb)
+}
+
+func clearOrigin(v any) {
+	switch e := v.(type) {
+	case *clientcmdapi.Cluster:
+		e.LocationOfOrigin = ""
+	case *clientcmdapi.AuthInfo:
+		e.LocationOfOrigin = ""
+	case *clientcmdapi.Context:
+		e.LocationOfOrigin = ""
+	}
+}
+
 func use(dir, name string) error {
 	local, err := clientcmd.LoadFromFile(kubeconfigPath(dir))
 	if err != nil {
@@ -256,6 +282,12 @@ func use(dir, name string) error {
 	path, cfg, err := userKubeconfig()
 	if err != nil {
 		return err
+	}
+	// 已經一模一樣而且是目前的 context：什麼都不寫，也不說，cluster-up.sh 的第二次執行才真的什麼都沒做。
+	// Already identical and current: write nothing and say nothing, so a second cluster-up.sh really changes nothing.
+	if cfg.CurrentContext == name && equal(cfg.Clusters[name], local.Clusters[name]) &&
+		equal(cfg.AuthInfos[name], local.AuthInfos[name]) && equal(cfg.Contexts[name], local.Contexts[name]) {
+		return nil
 	}
 	cfg.Clusters[name] = local.Clusters[name]
 	cfg.AuthInfos[name] = local.AuthInfos[name]
