@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# walkthrough.sh：一個指令走完整個導覽——建立叢集，依序執行每個步驟，並在旁邊製造 Pod 的變化讓它觀察。
+# walkthrough.sh：一個指令走完整個導覽：建立叢集，依序執行每個步驟，並在旁邊製造 Pod 的變化讓它觀察。
 # The whole walkthrough in one command: bring a cluster up, run every step in order, and make pod changes beside it to observe.
 #
 #   scripts/walkthrough.sh                   every step

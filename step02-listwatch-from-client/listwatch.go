@@ -39,7 +39,7 @@ func newPodListWatch(c cache.Getter, namespace string, fieldSelector fields.Sele
 		return cache.NewListWatchFromClient(c, "pods", namespace, fieldSelector)
 	}
 	// optionsModifier 是一個閉包：它捕捉了兩個選擇器，之後套用到呼叫端傳進來的任何
-	// ListOptions 上——List 與 Watch 都一樣（Watch 會先設定 Watch=true）。
+	// ListOptions 上，List 與 Watch 都一樣（Watch 會先設定 Watch=true）。
 	// 呼叫端（Reflector）自己設定 resourceVersion、逾時、分頁（limit/continue）以及
 	// WatchList 的 sendInitialEvents 與 resourceVersionMatch，不必知道有選擇器存在；
 	// 這個函式在那之後才執行，所以呼叫端若也給了選擇器，會被它蓋掉。

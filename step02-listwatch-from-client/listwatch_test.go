@@ -96,7 +96,7 @@ func TestDemo(t *testing.T) {
 }
 
 // 情境：關掉 WatchList（KUBE_FEATURE_WatchListClient=false 的效果），reflector 改回
-// 傳統的 LIST 加 WATCH。兩個請求都帶著同樣的標籤與欄位選擇器——那是 optionsModifier
+// 傳統的 LIST 加 WATCH。兩個請求都帶著同樣的標籤與欄位選擇器，那是 optionsModifier
 // 套上去的，reflector 自己從來沒有設定選擇器。
 //
 // The story: with WatchList off (what KUBE_FEATURE_WatchListClient=false
@@ -139,8 +139,8 @@ func TestSelectorOnListAndWatch(t *testing.T) {
 	}
 }
 
-// 情境：閉包套用在呼叫端傳入的任何 ListOptions 上。直接呼叫四個方法——現行的
-// ListWithContext/WatchWithContext 與已棄用的 List/Watch（ListFunc/WatchFunc）——
+// 情境：閉包套用在呼叫端傳入的任何 ListOptions 上。直接呼叫四個方法（現行的
+// ListWithContext/WatchWithContext，與已棄用的 List/Watch，即 ListFunc/WatchFunc），
 // 傳入沒有選擇器的選項，四個請求都帶著選擇器。
 //
 // The story: the closure applies to whatever ListOptions the caller passes.

@@ -542,7 +542,7 @@ func WantOrder(t testing.TB, got string, fragments ...string) {
 	}
 }
 
-// DemoScene 演出 README 裡的那一段：建立 "demo"（app=demo）、加上 tier=web、刪除它——
+// DemoScene 演出 README 裡的那一段：建立 "demo"（app=demo）、加上 tier=web、刪除它，
 // 也就是 scripts/scene.sh demo 做的事。叢集有節點時，建立之後等 Pod Running、刪除之後等它消失；
 // 每個變化之後再呼叫 waitAfter（"created"、"labelled"、"deleted"），讓步驟先印出它的那幾行，
 // 輸出的順序因此固定。
