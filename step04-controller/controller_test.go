@@ -222,7 +222,7 @@ func TestSyncsEveryKeyAndDeletes(t *testing.T) {
 	// 兩個 worker 各有名字；每一行同步都說是哪一個做的。
 	// The two workers have names; every sync line says which one did it.
 	for _, line := range strings.Split(out.String(), "\n") {
-		if strings.Contains(line, " sync ") && !strings.HasPrefix(line, "worker1 ") && !strings.HasPrefix(line, "worker2 ") {
+		if f := strings.Fields(line); len(f) > 1 && f[1] == "sync" && f[0] != "worker1" && f[0] != "worker2" {
 			t.Errorf("a sync line without its worker's name: %q", line)
 		}
 	}

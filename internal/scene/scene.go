@@ -213,6 +213,37 @@ func nodeExists(ctx context.Context, cs kubernetes.Interface, name string) bool 
 	return err == nil
 }
 
+// CreateRunning 建立一個 Pod 並等它跑起來（見 Settle），再確認它還在。
+// kwok v0.8.0 刪除 Pod 時只看名字：剛刪掉一個同名的 Pod 之後，kwok 還在處理中的那次刪除
+// 可能落在新的 Pod 上。碰到這種情況就再建立一次（最多三次），並在 note 裡說明。
+//
+// CreateRunning creates a pod, waits for it to run (see Settle), and checks
+// it is still there. kwok v0.8.0 deletes pods by name only: right after a pod
+// of the same name was deleted, a delete kwok still had in flight can land
+// on the new one. When that happens it creates the pod again (three times at
+// most) and says so through note.
+func CreateRunning(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod, timeout time.Duration, note func(string)) (*corev1.Pod, error) {
+	for attempt := 1; ; attempt++ {
+		created, err := CreatePod(ctx, cs, pod.DeepCopy())
+		if err != nil {
+			return nil, err
+		}
+		if err := Settle(ctx, cs, pod.Namespace, pod.Name, timeout); err != nil {
+			return nil, err
+		}
+		now, err := cs.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if err == nil && now.UID == created.UID {
+			return now, nil
+		}
+		if attempt == 3 {
+			return nil, fmt.Errorf("pod %s/%s vanished right after it was created, three times", pod.Namespace, pod.Name)
+		}
+		if note != nil {
+			note(fmt.Sprintf("pod %s/%s vanished right after it was created (a delete of an earlier pod of that name was still in flight in kwok); creating it again", pod.Namespace, pod.Name))
+		}
+	}
+}
+
 // Settle 等一個 Pod 走完這次變化：叢集有節點時，剛建立的 Pod 要等到 Running，
 // 刪除中的 Pod 要等到消失；沒有節點（只有 API server）時不必等。上限是 timeout。
 //

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -195,13 +196,25 @@ func (c *Cluster) Client() kubernetes.Interface {
 func (c *Cluster) Namespace(t testing.TB) string {
 	t.Helper()
 	cs := c.Client()
-	name := strings.Trim(invalidNameChars.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
-	if len(name) > 63 {
-		name = strings.TrimRight(name[:63], "-")
+	base := strings.Trim(invalidNameChars.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
+	if len(base) > 60 {
+		base = strings.TrimRight(base[:60], "-")
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating namespace %s: %v", name, err)
+	// 只有 API server 的叢集刪不掉 namespace（沒有 namespace controller），所以 go test -count=N
+	// 第二次執行時同名的 namespace 還在：換一個後綴。
+	// The API-server-only cluster cannot finish deleting a namespace (no namespace controller), so with
+	// go test -count=N the same name is still there the second time: take another suffix.
+	name := base
+	for i := 2; ; i++ {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		_, err := cs.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{})
+		if err == nil {
+			break
+		}
+		if !apierrors.IsAlreadyExists(err) || i > 20 {
+			t.Fatalf("creating namespace %s: %v", name, err)
+		}
+		name = fmt.Sprintf("%s-%d", base, i)
 	}
 	t.Cleanup(func() {
 		_ = cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
@@ -523,8 +536,9 @@ func CreatePod(t testing.TB, cs kubernetes.Interface, ns, name string, labels ma
 // has a node; see scene.Settle).
 func RunningPod(t testing.TB, cs kubernetes.Interface, ns, name string, labels map[string]string) {
 	t.Helper()
-	CreatePod(t, cs, ns, name, labels)
-	settle(t, cs, ns, name)
+	if _, err := scene.CreateRunning(context.Background(), cs, scene.Pod(ns, name, labels), WaitTimeout, func(s string) { t.Log(s) }); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // WantOrder 確認每個片段都出現在 got 裡，而且順序與給定的相同。
@@ -555,8 +569,7 @@ func WantOrder(t testing.TB, got string, fragments ...string) {
 // output's order.
 func DemoScene(t testing.TB, cs kubernetes.Interface, ns string, waitAfter func(change string)) {
 	t.Helper()
-	CreatePod(t, cs, ns, "demo", map[string]string{"app": "demo"})
-	settle(t, cs, ns, "demo")
+	RunningPod(t, cs, ns, "demo", map[string]string{"app": "demo"})
 	waitAfter("created")
 	if _, err := scene.Label(context.Background(), cs, ns, "demo", "tier", scene.Value("web")); err != nil {
 		t.Fatal(err)

@@ -169,7 +169,9 @@ func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string,
 		}
 		pod := scene.Pod(ns, args[0], labels)
 		pod.Spec.NodeName = set.node
-		_, err := scene.CreatePod(ctx, cs, pod)
+		// 等 Pod 跑起來（或沒有節點時不等），下一個變化才不會跟排程、kwok 的狀態更新交錯。
+		// Wait until the pod runs (or not at all without nodes), so the next change does not interleave with scheduling and kwok's status updates.
+		_, err := scene.CreateRunning(ctx, cs, pod, settleTimeout, func(s string) { fmt.Println("scene: " + s) })
 		if apierrors.IsAlreadyExists(err) {
 			// 照著 README 一步一步做時，before 早就在了：這不是錯誤。
 			// Following the READMEs in order, before is already there: not an error.
@@ -177,11 +179,6 @@ func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string,
 			return nil
 		}
 		if err != nil {
-			return err
-		}
-		// 等 Pod 跑起來（或沒有節點時不等），下一個變化才不會跟排程、kwok 的狀態更新交錯。
-		// Wait until the pod runs (or not at all without nodes), so the next change does not interleave with scheduling and kwok's status updates.
-		if err := scene.Settle(ctx, cs, ns, args[0], settleTimeout); err != nil {
 			return err
 		}
 		fmt.Printf("scene: created pod %s/%s (%s)\n", ns, args[0], show.Labels(labels))
