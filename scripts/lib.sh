@@ -84,7 +84,7 @@ helper_bin() {
 }
 
 # 建置時，進度訊息的間隔秒數。 / Seconds between progress lines while building.
-PROGRESS_EVERY="${PROGRESS_EVERY:-30}"
+PROGRESS_EVERY="${PROGRESS_EVERY:-20}"
 
 # go_build 在 DIR 裡執行 go build -v，並每 PROGRESS_EVERY 秒回報一次進度：編譯了幾個套件（總數來自
 # go list -deps，快取裡已有的不必再編譯，所以實際常常少於總數）、花了多久。go build 本身會好幾分鐘都沒有輸出。
