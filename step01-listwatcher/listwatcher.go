@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -183,27 +182,13 @@ func retryUnreachable(ctx context.Context, out io.Writer, call func() error) err
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the API server went away (%v); bring the cluster back with scripts/cluster-up.sh", err)
 		}
-		show.Note(out, "API server unreachable (%s); retrying in 1s", reason(err))
+		show.Note(out, "API server unreachable (%s); retrying in 1s", show.Reason(err))
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(time.Second):
 		}
 	}
-}
-
-// reason 只留下錯誤最後一段（例如 connect: connection refused），讓重試的那一行保持簡短。
-//
-// reason keeps only the last part of an error (such as connect: connection
-// refused), so the retry line stays short.
-func reason(err error) string {
-	s := err.Error()
-	if i := strings.LastIndex(s, ": "); i >= 0 && i+2 < len(s) {
-		if j := strings.LastIndex(s[:i], ": "); j >= 0 {
-			return s[j+2:]
-		}
-	}
-	return s
 }
 
 // list 印出初始清單裡的每個 Pod，回傳清單的 resourceVersion。

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
@@ -34,7 +33,7 @@ func OutageNotes(w io.Writer) func(http.RoundTripper) http.RoundTripper {
 			switch {
 			case err != nil && !down:
 				down = true
-				show.Note(w, "API server unreachable (%s); client-go keeps retrying with backoff (if the cluster is down: scripts/cluster-up.sh)", Reason(err))
+				show.Note(w, "API server unreachable (%s); client-go keeps retrying with backoff (if the cluster is down: scripts/cluster-up.sh)", show.Reason(err))
 			case err == nil && down:
 				down = false
 				show.Note(w, "API server answers again")
@@ -42,18 +41,4 @@ func OutageNotes(w io.Writer) func(http.RoundTripper) http.RoundTripper {
 			return resp, err
 		})
 	}
-}
-
-// Reason 取出錯誤訊息最後兩段，例如 "connect: connection refused"，省掉前面重複的 URL。
-//
-// Reason keeps the last two parts of an error message, such as "connect:
-// connection refused", without the URL in front.
-func Reason(err error) string {
-	s := err.Error()
-	if i := strings.LastIndex(s, ": "); i >= 0 && i+2 < len(s) {
-		if j := strings.LastIndex(s[:i], ": "); j >= 0 {
-			return s[j+2:]
-		}
-	}
-	return s
 }

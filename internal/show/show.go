@@ -98,3 +98,19 @@ func Pod(p *corev1.Pod) string {
 func Key(p *corev1.Pod) string {
 	return p.Namespace + "/" + p.Name
 }
+
+// Reason 只留下錯誤訊息的最後兩段，例如 "connect: connection refused"，省掉前面重複的 URL，
+// 讓說明連不上的那一行保持簡短。
+//
+// Reason keeps only the last two parts of an error message, such as
+// "connect: connection refused", without the URL in front, so a line about
+// an unreachable server stays short.
+func Reason(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 && i+2 < len(s) {
+		if j := strings.LastIndex(s[:i], ": "); j >= 0 {
+			return s[j+2:]
+		}
+	}
+	return s
+}
