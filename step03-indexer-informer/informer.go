@@ -101,7 +101,7 @@ func run(ctx context.Context, client kubernetes.Interface, namespace string, opt
 		},
 		UpdateFunc: func(oldObj, newObj any) {
 			pod := newObj.(*corev1.Pod)
-			show.Line(out, "handler", "OnUpdate", show.Key(pod), changes(oldObj.(*corev1.Pod), pod))
+			show.Line(out, "handler", "OnUpdate", show.Key(pod), show.Changes(oldObj.(*corev1.Pod), pod))
 			showIndex(out, indexer)
 		},
 		DeleteFunc: func(obj any) {
@@ -171,39 +171,6 @@ func onDelete(out io.Writer, obj any) {
 		return
 	}
 	show.Line(out, "handler", "OnDelete", show.Key(pod), show.Pod(pod))
-}
-
-// changes 說明兩個版本之間變了什麼。resourceVersion 相同表示什麼都沒變：
-// 這是 resync（把快取裡的物件再交給處理函式一次）或重新 List 的結果，不是伺服器上的變化。
-//
-// changes says what differs between two versions. The same resourceVersion
-// means nothing changed: this is a resync (the cached object handed to the
-// handler again) or a relist, not a change on the server.
-func changes(old, new *corev1.Pod) string {
-	if old.ResourceVersion == new.ResourceVersion {
-		return "same resourceVersion: a resync or relist, nothing changed"
-	}
-	var c []string
-	if a, b := show.Labels(old.Labels), show.Labels(new.Labels); a != b {
-		c = append(c, "labels "+a+" -> "+b)
-	}
-	// scheduler 綁定節點時寫的是 spec.nodeName；kubelet（這裡是 kwok）回報的是 status。
-	// The scheduler's binding writes spec.nodeName; the kubelet (here kwok) reports status.
-	if old.Spec.NodeName == "" && new.Spec.NodeName != "" {
-		c = append(c, "nodeName set to "+new.Spec.NodeName)
-	}
-	if old.Status.Phase != new.Status.Phase {
-		c = append(c, fmt.Sprintf("phase %s -> %s", old.Status.Phase, new.Status.Phase))
-	}
-	if old.DeletionTimestamp == nil && new.DeletionTimestamp != nil {
-		c = append(c, "deletionTimestamp set")
-	} else if a, b := old.DeletionGracePeriodSeconds, new.DeletionGracePeriodSeconds; a != nil && b != nil && *a != *b {
-		c = append(c, fmt.Sprintf("deletion grace period %ds -> %ds", *a, *b))
-	}
-	if len(c) == 0 {
-		return "other fields changed"
-	}
-	return strings.Join(c, "; ")
 }
 
 // showIndex 印出自訂索引目前的內容：對每個 app 值呼叫 ByIndex，列出那些 Pod 的 key。

@@ -114,3 +114,36 @@ func Reason(err error) string {
 	}
 	return s
 }
+
+// Changes 說明兩個版本之間變了什麼。resourceVersion 相同表示什麼都沒變：
+// 這是 resync（把快取裡的物件再交給處理函式一次）或重新 List 的結果，不是伺服器上的變化。
+//
+// Changes says what differs between two versions. The same resourceVersion
+// means nothing changed: this is a resync (the cached object handed to the
+// handler again) or a relist, not a change on the server.
+func Changes(old, new *corev1.Pod) string {
+	if old.ResourceVersion == new.ResourceVersion {
+		return "same resourceVersion: a resync or relist, nothing changed"
+	}
+	var c []string
+	if a, b := Labels(old.Labels), Labels(new.Labels); a != b {
+		c = append(c, "labels "+a+" -> "+b)
+	}
+	// scheduler 綁定節點時寫的是 spec.nodeName；kubelet（這裡是 kwok）回報的是 status。
+	// The scheduler's binding writes spec.nodeName; the kubelet (here kwok) reports status.
+	if old.Spec.NodeName == "" && new.Spec.NodeName != "" {
+		c = append(c, "nodeName set to "+new.Spec.NodeName)
+	}
+	if old.Status.Phase != new.Status.Phase {
+		c = append(c, fmt.Sprintf("phase %s -> %s", old.Status.Phase, new.Status.Phase))
+	}
+	if old.DeletionTimestamp == nil && new.DeletionTimestamp != nil {
+		c = append(c, "deletionTimestamp set")
+	} else if a, b := old.DeletionGracePeriodSeconds, new.DeletionGracePeriodSeconds; a != nil && b != nil && *a != *b {
+		c = append(c, fmt.Sprintf("deletion grace period %ds -> %ds", *a, *b))
+	}
+	if len(c) == 0 {
+		return "other fields changed"
+	}
+	return strings.Join(c, "; ")
+}
