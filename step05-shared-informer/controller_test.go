@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
+)
+
+// 情境：README 的控制器。kube-scheduler 與 kwok 先被暫停，再一個一個放開，每個變化各有一次同步；
+// 刪除時 kwok 也先暫停，所以 (deleting) 的同步一定出現，之後 lister 找不到這個 Pod。
+// kwok 補上的那次刪除與真正的刪除可能合併成一次同步，所以連續相同的 sync 行只留一行。
+//
+// The story: the README's controller. kube-scheduler and kwok are paused,
+// then released one at a time, so each change gets a sync of its own; kwok is
+// paused for the delete too, so the (deleting) sync always shows, and then
+// the lister no longer has the pod. kwok's finishing delete and the removal
+// itself may merge into one sync, so identical consecutive sync lines are
+// kept once.
+func TestControllerDemo(t *testing.T) {
+	c := testenv.Realistic(t)
+	cs := c.Client()
+	ns := "default"
+	testenv.RunningPod(t, cs, ns, "before", map[string]string{"app": "demo"})
+	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "before") })
+	out := startStepOn(t, cs, ns, options{controller: true})
+	out.WaitForLine(t, 1, "worker1  sync      default/before ")
+
+	resumeScheduler, resumeKwok := c.Pause(t, "kube-scheduler"), c.Pause(t, "kwok")
+	testenv.CreatePod(t, cs, ns, "demo", map[string]string{"app": "demo"})
+	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "demo") })
+	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "phase=Pending labels=")
+	resumeScheduler()
+	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "phase=Pending node=")
+	resumeKwok()
+	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "phase=Running")
+	if _, err := scene.Label(ctx, cs, ns, "demo", "tier", scene.Value("web")); err != nil {
+		t.Fatal(err)
+	}
+	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "tier=web")
+	resumeKwok = c.Pause(t, "kwok")
+	if err := scene.Delete(ctx, cs, ns, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "(deleting)")
+	resumeKwok()
+	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "not in the lister: the pod was deleted")
+	golden.Check(t, "controller", collapseRepeats(show.StripVersions(out.String())))
+}
+
+// collapseRepeats 把連續重複的行只留一行。
+//
+// collapseRepeats keeps one of each run of identical consecutive lines.
+func collapseRepeats(s string) string {
+	var kept []string
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if n := len(kept); n > 0 && kept[n-1] == line {
+			continue
+		}
+		kept = append(kept, line)
+	}
+	return strings.Join(kept, "")
+}
+
+// 情境：同步失敗時照步驟 04 的方式重試：五次，然後放棄；拿掉註解之後，下一個變化又同步成功。
+//
+// The story: a failing sync is retried as in step 04: five times, then given
+// up; once the annotation is gone, the next change syncs again.
+func TestControllerRetries(t *testing.T) {
+	c := testenv.Plain(t)
+	cs := c.Client()
+	ns := c.Namespace(t)
+	testenv.CreatePod(t, cs, ns, "demo", nil)
+	out := startStepOn(t, cs, ns, options{controller: true})
+	out.WaitForLine(t, 1, "worker1  sync      "+ns+"/demo ")
+	if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, scene.Value("true")); err != nil {
+		t.Fatal(err)
+	}
+	out.WaitForLine(t, 1, "worker1  FAILED    "+ns+"/demo ", "giving up after 5 retries")
+	for i := 1; i <= maxRetries; i++ {
+		if n := out.Count("FAILED", fmt.Sprintf("retry %d/5", i)); n != 1 {
+			t.Errorf("retry %d/5 appears %d times; want once:\n%s", i, n, out.String())
+		}
+	}
+	if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, nil); err != nil {
+		t.Fatal(err)
+	}
+	out.WaitForLine(t, 2, "worker1  sync      "+ns+"/demo ")
+}
+
+// 情境：三個 worker 並行處理一陣密集的變化；每個 Pod 在最後一個變化之後都再同步一次，看到的是最新的狀態。
+//
+// The story: three workers in parallel take a burst of changes; every pod is
+// synced once more after its last change, and sees its latest state.
+func TestControllerWorkers(t *testing.T) {
+	c := testenv.Plain(t)
+	cs := c.Client()
+	ns := c.Namespace(t)
+	for _, name := range []string{"a", "b", "c"} {
+		testenv.CreatePod(t, cs, ns, name, nil)
+	}
+	out := startStepOn(t, cs, ns, options{controller: true, workers: 3})
+	out.WaitFor(t, "starting 3 worker(s)", 1)
+	if _, err := scene.Burst(ctx, cs, ns, 9); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		// 第一次是初始清單的同步，第二次是 burst 拿掉標籤之後。 / The first is the initial list's sync, the second after the burst removed its label.
+		out.WaitForLine(t, 2, " sync      "+ns+"/"+name+" ", "labels=<none>")
+	}
+}
