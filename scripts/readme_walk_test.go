@@ -279,7 +279,11 @@ func compareWalk(w *walk, got []string) string {
 	split := func(lines []string) (rest, syncs []string) {
 		for _, l := range lines {
 			if syncLine.MatchString(l) {
-				syncs = append(syncs, l)
+				// 同一個狀態連續同步兩次（例如刪除中的兩次更新沒有合併）跟同步一次沒有分別。
+				// The same state synced twice in a row (two updates while deleting that did not merge, say) is no different from once.
+				if len(syncs) == 0 || syncs[len(syncs)-1] != l {
+					syncs = append(syncs, l)
+				}
 			} else if !shutdownLine.MatchString(l) && !queuedLine.MatchString(l) {
 				rest = append(rest, l)
 			}

@@ -25,13 +25,21 @@ import (
 //
 // options are this step's choices, one per flag.
 type options struct {
-	selector          string        // -l：WithTweakListOptions 放進請求的標籤選擇器 / the label selector WithTweakListOptions puts on requests
-	resync            time.Duration // --resync：工廠預設的 resync 週期 / the factory's default resync period
-	keepManagedFields bool          // --transform=false：不加 Transform / no Transform
-	startTooEarly     bool          // --start-too-early：示範最常見的錯誤 / show the most common mistake
-	mutateCache       bool          // --mutate-cache：直接改快取裡的物件 / change a cached object in place
-	controller        bool          // --controller：改跑控制器 / run the controller instead
-	workers           int           // --workers
+	// selector 是 -l：WithTweakListOptions 放進每個請求的標籤選擇器。
+	// selector is -l: the label selector WithTweakListOptions puts on every request.
+	selector string
+	// resync 是 --resync：工廠預設的 resync 週期。 / resync is --resync: the factory's default resync period.
+	resync time.Duration
+	// keepManagedFields 是 --transform=false：不加 Transform。 / keepManagedFields is --transform=false: no Transform.
+	keepManagedFields bool
+	// startTooEarly 是 --start-too-early：示範最常見的錯誤。 / startTooEarly is --start-too-early: make the most common mistake.
+	startTooEarly bool
+	// mutateCache 是 --mutate-cache：直接改快取裡的物件。 / mutateCache is --mutate-cache: change a cached object in place.
+	mutateCache bool
+	// controller 與 workers 是 --controller 與 --workers：改跑控制器。
+	// controller and workers are --controller and --workers: run the controller instead.
+	controller bool
+	workers    int
 	// slow 是慢處理函式每個事件花的時間（--slow-handler）；0 表示沒有這個處理函式。
 	// slowWait 讓測試換掉這段等待；它在 ctx 結束時回傳 false。
 	//
@@ -160,7 +168,8 @@ func tour(ctx context.Context, factory informers.SharedInformerFactory, namespac
 	factory.StartWithContext(ctx)
 	synced := factory.WaitForCacheSyncWithContext(ctx)
 	if synced.AsError() != nil {
-		return nil // 只有 ctx 結束（Ctrl-C）時才會這樣 / only when ctx ended (Ctrl-C)
+		// 只有 ctx 結束（Ctrl-C）時才會這樣。 / This happens only when ctx ended (Ctrl-C).
+		return nil
 	}
 	// informer 同步了，不代表處理函式已經收到初始清單：每個處理函式有自己的佇列，自己的步調。
 	// 要知道某個處理函式是否跟上，問它註冊時拿到的 handle。
@@ -172,7 +181,7 @@ func tour(ctx context.Context, factory informers.SharedInformerFactory, namespac
 	}
 	show.Note(out, "WaitForCacheSyncWithContext: Synced=%v; printer's registration HasSynced=%t", synced.Synced, printerReg.HasSynced())
 	if slowReg != nil {
-		show.Note(out, "slow's registration HasSynced=%t: the informer has synced, but slow's initial OnAdd calls have not all run", slowReg.HasSynced())
+		show.Note(out, "slow's registration HasSynced=%t: it turns true only once slow's own initial OnAdd calls have run", slowReg.HasSynced())
 	}
 
 	if err := lateHandler(ctx, pods, out); err != nil {

@@ -50,7 +50,7 @@ func BenchmarkCachedPodHeap(b *testing.B) {
 		for _, m := range p.ManagedFields {
 			entries++
 			if m.FieldsV1 != nil {
-				bytes += len(m.FieldsV1.Raw)
+				bytes += len(m.FieldsV1.GetRawBytes())
 			}
 		}
 	}
