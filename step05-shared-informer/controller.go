@@ -23,13 +23,15 @@ import (
 // step 04.
 const failAnnotation = "informer-lab/fail"
 
-// maxRetries 是一個 key 失敗幾次之後放棄；退避用 client-go 的預設（5ms 起，每次加倍）。
+// maxRetries 是一個 key 最多失敗幾次就放棄。退避用 client-go 的預設：每個 key 從 5ms 起每次加倍，
+// 最多 1000 秒；另外所有 key 加起來每秒最多 10 次（可累積 100 次）。
 //
-// maxRetries is how many failures of a key before giving up; the backoff is
-// client-go's default (from 5ms, doubling each time).
+// maxRetries is how many failures of a key before giving up. The backoff is
+// client-go's default: per key from 5ms, doubling up to 1000 s; and for all
+// keys together at most 10 per second (with a burst of 100).
 const maxRetries = 5
 
-// controller 是步驟 04 的控制器，照 sample-controller 今天的寫法建在這一層上：佇列裡放的是
+// controller 是步驟 04 的控制器，照 sample-controller 現在的寫法建在這一層上：佇列裡放的是
 // cache.ObjectName（namespace 與 name 的結構，不是字串），處理函式只放 key，
 // worker 透過 lister 讀出物件。它自己沒有 Indexer，也沒有 informer：都是工廠的。
 //
@@ -46,7 +48,7 @@ type controller struct {
 }
 
 // newController 向工廠要 Pod 的 informer，加上只放 key 的處理函式。它必須在 factory.Start
-// 之前呼叫：Start 只啟動已經被要過的 informer。
+// 之前呼叫：Start 只啟動已經向工廠要過的 informer。
 //
 // newController asks the factory for the pod informer and adds handlers that
 // only queue keys. It must be called before factory.Start: Start only starts
@@ -133,12 +135,12 @@ func (c *controller) processNextItem(worker string) bool {
 	return true
 }
 
-// sync 透過 lister 讀出 Pod。lister 找不到時回傳跟 API server 一樣的 NotFound 錯誤：
+// sync 透過 lister 讀出 Pod。lister 找不到時，自己做出一個 NotFound 錯誤（apierrors.IsNotFound 為真）：
 // 這正是「物件已被刪除」的訊號，而不是失敗。
 //
 // sync reads the pod through the lister. When the lister does not have it, it
-// returns a NotFound error just as the API server would: that is the signal
-// that the object was deleted, not a failure.
+// makes a NotFound error itself (apierrors.IsNotFound is true): that is the
+// signal that the object was deleted, not a failure.
 func (c *controller) sync(worker string, key cache.ObjectName) error {
 	pod, err := c.lister.Pods(key.Namespace).Get(key.Name)
 	if apierrors.IsNotFound(err) {

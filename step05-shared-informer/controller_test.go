@@ -66,7 +66,7 @@ func collapseRepeats(s string) string {
 	return strings.Join(kept, "")
 }
 
-// 情境：同步失敗時照步驟 04 的方式重試：五次，然後放棄；拿掉註解之後，下一個變化又同步成功。
+// 情境：同步失敗時照步驟 04 的方式重試：五次，然後放棄；拿掉 annotation 之後，下一個變化又同步成功。
 //
 // The story: a failing sync is retried as in step 04: five times, then given
 // up; once the annotation is gone, the next change syncs again.

@@ -1,4 +1,4 @@
-// step05-shared-informer：真正的控制器用的那一層：SharedInformerFactory、v0.37 的型別化 informer
+// step05-shared-informer 示範真正的控制器所用的那一層：SharedInformerFactory、v0.37 的型別化 informer
 // 與處理函式、lister，以及建在它們上面的步驟 04 控制器。
 //
 // step05-shared-informer: the layer real controllers use: the

@@ -160,7 +160,7 @@ func tour(ctx context.Context, factory informers.SharedInformerFactory, namespac
 	if opts.startTooEarly {
 		return startedTooEarly(ctx, factory, printerReg, out)
 	}
-	// Start 不會等待：它在背景為每個被要過的 informer 開一個 goroutine。之後的
+	// Start 不會等待：它在背景為每個已向工廠要過的 informer 開一個 goroutine。之後的
 	// WaitForCacheSyncWithContext 才等待，回傳每個 informer 是否同步（v0.37 的 cache.SyncResult）。
 	// Start does not wait: it runs each informer asked for in a goroutine of
 	// its own. WaitForCacheSyncWithContext waits, and returns whether each
@@ -171,7 +171,7 @@ func tour(ctx context.Context, factory informers.SharedInformerFactory, namespac
 		// 只有 ctx 結束（Ctrl-C）時才會這樣。 / This happens only when ctx ended (Ctrl-C).
 		return nil
 	}
-	// informer 同步了，不代表處理函式已經收到初始清單：每個處理函式有自己的佇列，自己的步調。
+	// informer 同步了，不代表處理函式已經收到初始清單：每個處理函式有自己的佇列與步調。
 	// 要知道某個處理函式是否跟上，問它註冊時拿到的 handle。
 	// The informer having synced does not mean a handler has had the initial
 	// list: each handler has its own queue and its own pace. To know whether
@@ -195,7 +195,7 @@ func tour(ctx context.Context, factory informers.SharedInformerFactory, namespac
 }
 
 // printer 是 v0.37 寫處理函式的方式：PodDetailedHandlerFuncs 就是
-// cache.TypedResourceEventHandlerDetailedFuncs[*corev1.Pod]，拿到的已經是 *corev1.Pod，不必轉型。
+// cache.TypedResourceEventHandlerDetailedFuncs[*corev1.Pod]，拿到的已經是 *corev1.Pod，不必型別斷言。
 // 刪除拿到的是 DeletedPod（cache.DeletedObject[*corev1.Pod]），它把墓碑也包進來：見 deleted。
 //
 // printer is how v0.37 writes handlers: PodDetailedHandlerFuncs is
@@ -240,12 +240,12 @@ func deleted(d coreinformers.DeletedPod) string {
 }
 
 // slowHandler 是一個慢的處理函式：每個事件先等 opts.slow，才印出來，並說它落後 printer 幾個事件。
-// 每個處理函式有自己的 processorListener（兩個 goroutine 加一個無上限的環形緩衝區），
-// 所以 printer 不等它；它還沒處理的通知就排在自己的緩衝區裡，用的是記憶體，不會回壓到 informer。
+// 每個處理函式有自己的 processorListener（自己的 goroutine 加一個無上限的環形緩衝區），
+// 所以 printer 不等它；它還沒處理的通知就排在自己的緩衝區裡，代價是記憶體，不會對 informer 造成背壓。
 //
 // slowHandler is a slow handler: it waits opts.slow before printing each
 // event, and says how many events it is behind printer. Each handler has a
-// processorListener of its own (two goroutines and an unbounded ring buffer),
+// processorListener of its own (goroutines of its own and an unbounded ring buffer),
 // so printer does not wait for it; the notifications it has not handled wait
 // in its own buffer, which costs memory and never pushes back on the
 // informer.
@@ -285,15 +285,17 @@ func slowHandler(ctx context.Context, opts options, out io.Writer, printed *atom
 	}
 }
 
-// lateHandler 在 Start 之後才加一個處理函式。informer 已經在跑，它錯過了初始清單，
+// lateHandler 在 Start 之後才加一個處理函式。informer 已經在跑，這個處理函式錯過了初始清單，
 // 所以 informer 把快取裡現有的每個物件當作「合成的」新增交給它，標記為初始清單的一部分；
-// 它的 handle 在這些都處理完之後才 HasSynced。然後用 RemoveEventHandler 移除它：之後它什麼都收不到。
+// 它的 handle 在這些都處理完之後才 HasSynced。然後用 RemoveEventHandler 移除它：不再有新的事件排給它
+// （移除是非同步的：已經在執行的那一次呼叫仍會做完）。
 //
 // lateHandler adds a handler after Start. The informer is already running
 // and the handler missed the initial list, so the informer hands it every
 // object now in the cache as a synthetic add, marked as part of the initial
 // list; its handle has synced only once those have run. Then
-// RemoveEventHandler removes it: it hears nothing more.
+// RemoveEventHandler removes it: no new events are queued for it (removal is
+// asynchronous: a call already under way still finishes).
 func lateHandler(ctx context.Context, pods coreinformers.TypedPodInformer, out io.Writer) error {
 	var got atomic.Int64
 	reg, err := pods.TypedInformer().AddTypedEventHandler(printer("late", out, &got))
@@ -306,7 +308,7 @@ func lateHandler(ctx context.Context, pods coreinformers.TypedPodInformer, out i
 	if err := pods.Informer().RemoveEventHandler(reg); err != nil {
 		return err
 	}
-	show.Note(out, "late: added after Start, it got the %s in the cache as synthetic adds (initial list); RemoveEventHandler: it hears nothing more", count(int(got.Load())))
+	show.Note(out, "late: added after Start, it got the %s in the cache as synthetic adds (initial list); RemoveEventHandler: no new events are queued for it", count(int(got.Load())))
 	return nil
 }
 
@@ -345,7 +347,7 @@ func readLister(pods coreinformers.TypedPodInformer, namespace string, mutate bo
 	}
 }
 
-// startedTooEarly 是 --start-too-early 的結局：Start 已經在 informer 被要之前呼叫過，
+// startedTooEarly 是 --start-too-early 的結局：還沒向工廠要 informer 之前，Start 就已經呼叫過，
 // 這次不再呼叫，就像忘了那樣。WaitForCacheSyncWithContext 立刻回傳空的結果（沒有啟動任何
 // informer，也就沒有要等的），處理函式的 handle 永遠不會 HasSynced，也不會有任何事件。
 //

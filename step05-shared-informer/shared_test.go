@@ -25,7 +25,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 
 var ctx = context.Background()
 
-// startStepOn 在指定的叢集上、用指定的 clientset 執行這一步，輸出收進 Output。
+// startStepOn 用指定的 clientset 執行這一步，輸出收進 Output。
 //
 // startStepOn runs this step with the given clientset, collecting its
 // output.
@@ -149,7 +149,7 @@ func TestOneWatchForEveryone(t *testing.T) {
 	}
 }
 
-// 情境：慢的處理函式卡在它的第一個事件上（測試握著它），printer 照樣看完整個情境；
+// 情境：慢的處理函式卡在某個事件上（由測試擋住），printer 照樣看完整個情境；
 // 放開之後，慢的那個依序補上每一個事件，落後的數目一路降到 0。這也證明 informer 同步了，
 // 不代表每個處理函式都已經收到初始清單。
 //
@@ -200,7 +200,7 @@ func TestSlowHandlerDoesNotHoldBackTheOther(t *testing.T) {
 	golden.Check(t, "slow", show.StripVersions(got))
 }
 
-// 情境：最常見的錯誤。Start 在 informer 被要之前呼叫，之後沒再呼叫：同一個 namespace 裡，
+// 情境：最常見的錯誤。還沒向工廠要 informer 之前就呼叫 Start，之後沒再呼叫：同一個 namespace 裡，
 // 寫對的那一份看到新的 Pod，寫錯的那一份什麼都沒看到，也沒發出任何請求。
 //
 // The story: the most common mistake. Start is called before the informer is
@@ -288,7 +288,7 @@ func TestMutationDetector(t *testing.T) {
 	}
 }
 
-// 錯誤的旗標在送出任何請求之前就變成一行錯誤；沒有 kubeconfig 也是一行；Ctrl-C 以 0 結束。
+// 錯誤的旗標在送出任何請求之前就變成一行錯誤；沒有 kubeconfig 也是一行；Ctrl-C 以結束碼 0 結束。
 //
 // A bad flag is one error line before any request; so is a missing
 // kubeconfig; Ctrl-C exits 0.
