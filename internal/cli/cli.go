@@ -33,10 +33,10 @@ type Flags struct {
 	Namespace  string
 	Trace      bool
 	Verbosity  int
-	// NoteOutages 不是旗標：建立在 Reflector 上的步驟（02–04）設定它，撐過 API server 中斷期間
+	// NoteOutages 不是旗標：建立在 Reflector 上的步驟（02–05）設定它，撐過 API server 中斷期間
 	// 會印出說明（見 OutageNotes）。步驟 01 自己重試，也自己說明。
 	//
-	// NoteOutages is not a flag: the steps built on a Reflector (02–04) set
+	// NoteOutages is not a flag: the steps built on a Reflector (02–05) set
 	// it, so they say so while they ride out an API server outage (see
 	// OutageNotes). Step 01 retries, and says so, on its own.
 	NoteOutages bool
@@ -149,11 +149,16 @@ func Connect(ctx context.Context, f *Flags, out, traceOut io.Writer) (*Env, erro
 	if f.Trace {
 		cfg.Wrap(Tracer(traceOut))
 	}
-	if f.NoteOutages {
-		cfg.Wrap(OutageNotes(out))
-	}
 	if err := Preflight(ctx, cfg); err != nil {
 		return nil, err
+	}
+	// 中斷的說明在連線前檢查通過之後才加上：檢查失敗時程式只印一行錯誤就結束，不會重試，
+	// 說它「會一直重試」就不對了。
+	// The outage notes are added only after the preflight check passed: when
+	// the check fails the program prints one error line and exits without
+	// retrying, so a note saying it keeps retrying would be wrong.
+	if f.NoteOutages {
+		cfg.Wrap(OutageNotes(out))
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

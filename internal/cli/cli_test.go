@@ -94,6 +94,28 @@ func TestConnectionRefused(t *testing.T) {
 	wantContains(t, msg, "cannot reach the Kubernetes API server at "+server, "scripts/cluster-up.sh")
 }
 
+// 步驟會說明 API server 中斷（NoteOutages）時，連線前檢查失敗仍然只有那一行錯誤：
+// 不會多一行說 client-go 會一直重試，因為程式接著就結束了。
+// When a step notes outages (NoteOutages), a failed preflight check is still
+// that one error line: no extra line saying client-go keeps retrying, since
+// the program exits next.
+func TestPreflightFailureSaysNothingAboutRetrying(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := "https://" + l.Addr().String()
+	_ = l.Close()
+	var out strings.Builder
+	_, err = Connect(context.Background(), &Flags{Kubeconfig: writeKubeconfig(t, server), NoteOutages: true}, &out, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "cannot reach the Kubernetes API server") {
+		t.Fatalf("Connect: %v; want the preflight error", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("the program printed %q besides its error; want nothing", out.String())
+	}
+}
+
 // 接受連線卻從不回應的伺服器：在 PreflightTimeout 之後放棄，而不是無限等待。
 // A server that accepts connections but never answers: give up after
 // PreflightTimeout instead of waiting forever.
