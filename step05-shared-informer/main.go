@@ -29,7 +29,7 @@ func main() {
 	flag.StringVar(&opts.selector, "label-selector", "", "only pods whose labels match (WithTweakListOptions puts it on the watch request), for example app=demo")
 	flag.StringVar(&opts.selector, "l", "", "shorthand for --label-selector")
 	flag.DurationVar(&opts.resync, "resync", 0, "the factory's default resync period (0: none)")
-	flag.DurationVar(&opts.slow, "slow-handler", 0, "add a second handler that takes this long per event (try 1s): the first one does not wait for it")
+	flag.DurationVar(&opts.slow, "slow-handler", 0, "add a second handler that takes this long per event (try 3s): the first one does not wait for it")
 	transform := flag.Bool("transform", true, "WithTransform: drop managedFields before pods enter the cache")
 	flag.BoolVar(&opts.startTooEarly, "start-too-early", false, "make the most common mistake: call factory.Start before asking for the pod informer (no events follow)")
 	flag.BoolVar(&opts.mutateCache, "mutate-cache", false, "change a pod taken from the lister without DeepCopy (run with KUBE_CACHE_MUTATION_DETECTOR=true to be caught)")
@@ -45,6 +45,9 @@ func main() {
 		}
 		if opts.workers < 1 {
 			return errors.New("--workers must be at least 1")
+		}
+		if opts.workers != 1 && !opts.controller {
+			return errors.New("--workers needs --controller: the tour has no workers")
 		}
 		if opts.controller && (opts.slow > 0 || opts.startTooEarly || opts.mutateCache) {
 			return errors.New("--controller runs the controller alone: leave out --slow-handler, --start-too-early and --mutate-cache")

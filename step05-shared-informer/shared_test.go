@@ -295,6 +295,7 @@ func TestMutationDetector(t *testing.T) {
 func TestCommandLine(t *testing.T) {
 	bin := testenv.Build(t)
 	testenv.Fails(t, bin, "--workers must be at least 1", "--kubeconfig", "/nonexistent", "--workers", "0")
+	testenv.Fails(t, bin, "--workers needs --controller", "--kubeconfig", "/nonexistent", "--workers", "3")
 	testenv.Fails(t, bin, `bad --label-selector "app in (": `, "--kubeconfig", "/nonexistent", "-l", "app in (")
 	testenv.Fails(t, bin, "--controller runs the controller alone", "--kubeconfig", "/nonexistent", "--controller", "--slow-handler", "1s")
 	testenv.Fails(t, bin, `unexpected argument "extra"`, "--kubeconfig", "/nonexistent", "extra")
