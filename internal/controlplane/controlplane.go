@@ -245,6 +245,13 @@ func Start(opts Options) (*ControlPlane, error) {
 		configureRealistic(api, pki)
 	}
 	etcd := &envtest.Etcd{DataDir: data}
+	// 只有一個成員的 etcd 也要等一次選舉才開始服務：預設的心跳 100ms、選舉逾時 1s，讓啟動多等了大約 0.8 秒。
+	// 沒有其他成員可以失聯，縮短十倍不影響什麼，啟動就快了這麼多。
+	// A one-member etcd still waits for an election before it serves: the
+	// default 100ms heartbeat and 1s election timeout added about 0.8 s to
+	// every start. With no other member to lose touch with, a tenth of those
+	// changes nothing else and saves that time.
+	etcd.Configure().Set("heartbeat-interval", "10").Set("election-timeout", "100")
 	if opts.Verbose {
 		api.Out, api.Err = os.Stderr, os.Stderr
 		etcd.Out, etcd.Err = os.Stderr, os.Stderr
