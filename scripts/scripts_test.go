@@ -342,3 +342,40 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
+
+// 情境：scene 的錯誤輸入（不認得的旗標、少了指令、不認得的指令）各只印一行並以 2 結束，
+// 不連線；-h 印出完整的用法並以 0 結束。
+//
+// The story: each bad input to scene (an unknown flag, no command, an
+// unknown command) prints one line and exits 2 without connecting; -h prints
+// the whole usage and exits 0.
+func TestSceneBadInput(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "scene")
+	if out, err := exec.Command("go", "build", "-o", bin, "../internal/cmd/scene").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "scene: flag provided but not defined: -bogus (see -h)"},
+		{nil, "scene: no command given (create, label, annotate, delete, demo, burst, reset; see -h)"},
+		{[]string{"frobnicate"}, `scene: unknown command "frobnicate"`},
+	} {
+		var stderr strings.Builder
+		cmd := exec.Command(bin, c.args...)
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		exitErr, ok := err.(*exec.ExitError)
+		if !ok || exitErr.ExitCode() != 2 {
+			t.Errorf("scene %v: %v; want exit status 2", c.args, err)
+		}
+		if msg := stderr.String(); strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, c.want) {
+			t.Errorf("scene %v: stderr %q; want one line starting %q", c.args, msg, c.want)
+		}
+	}
+	out, err := exec.Command(bin, "-h").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "usage: scene [flags] COMMAND [ARGS]") {
+		t.Errorf("scene -h: %v\n%s", err, out)
+	}
+}

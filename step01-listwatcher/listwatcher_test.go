@@ -315,9 +315,12 @@ func TestRelistOnGone(t *testing.T) {
 	}
 }
 
-// Ctrl-C 讓這一步以結束碼 0 結束。
+// 不認得的旗標只印一行錯誤、結束碼不是 0；Ctrl-C 讓這一步以結束碼 0 結束。
 //
-// Ctrl-C ends this step with exit code 0.
-func TestCtrlC(t *testing.T) {
-	testenv.Interrupt(t, testenv.Build(t), "watching from there", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
+// An unknown flag prints one error line and exits non-zero; Ctrl-C ends this
+// step with exit code 0.
+func TestCommandLine(t *testing.T) {
+	bin := testenv.Build(t)
+	testenv.Fails(t, bin, "step01-listwatcher: flag provided but not defined: -bogus (see -h)", "--bogus")
+	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
 }

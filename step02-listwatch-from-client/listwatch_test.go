@@ -196,6 +196,7 @@ func TestOptionsModifierAppliesToEveryCall(t *testing.T) {
 // would be about the kubeconfig.
 func TestBadSelectors(t *testing.T) {
 	bin := testenv.Build(t)
+	testenv.Fails(t, bin, "step02-listwatch-from-client: flag provided but not defined: -bogus (see -h)", "--bogus")
 	testenv.Fails(t, bin, `bad --label-selector "app in (web"`, "--kubeconfig", "/nonexistent", "-l", "app in (web")
 	testenv.Fails(t, bin, `bad --field-selector "phase"`, "--kubeconfig", "/nonexistent", "--field-selector", "phase")
 }

@@ -226,6 +226,7 @@ func TestSurvivesAPIServerRestart(t *testing.T) {
 // A bad --constructor is one error line before any request; Ctrl-C exits 0.
 func TestCommandLine(t *testing.T) {
 	bin := testenv.Build(t)
+	testenv.Fails(t, bin, "step03-indexer-informer: flag provided but not defined: -bogus (see -h)", "--bogus")
 	testenv.Fails(t, bin, `--constructor must be options or indexer, not "shared"`, "--kubeconfig", "/nonexistent", "--constructor", "shared")
 	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
 }

@@ -330,6 +330,7 @@ func TestSurvivesAPIServerRestart(t *testing.T) {
 // Bad flags are one error line; Ctrl-C lets the workers finish, then exits 0.
 func TestCommandLine(t *testing.T) {
 	bin := testenv.Build(t)
+	testenv.Fails(t, bin, "step04-controller: flag provided but not defined: -bogus (see -h)", "--bogus")
 	testenv.Fails(t, bin, "--workers must be at least 1", "--kubeconfig", "/nonexistent", "--workers", "0")
 	testenv.Fails(t, bin, `--fifo must be atomic or per-object, not "delta"`, "--kubeconfig", "/nonexistent", "--fifo", "delta")
 	out := testenv.Interrupt(t, bin, "informer synced", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))

@@ -294,6 +294,7 @@ func TestMutationDetector(t *testing.T) {
 // kubeconfig; Ctrl-C exits 0.
 func TestCommandLine(t *testing.T) {
 	bin := testenv.Build(t)
+	testenv.Fails(t, bin, "step05-shared-informer: flag provided but not defined: -bogus (see -h)", "--bogus")
 	testenv.Fails(t, bin, "--workers must be at least 1", "--kubeconfig", "/nonexistent", "--workers", "0")
 	testenv.Fails(t, bin, "--workers needs --controller", "--kubeconfig", "/nonexistent", "--workers", "3")
 	testenv.Fails(t, bin, `bad --label-selector "app in (": `, "--kubeconfig", "/nonexistent", "-l", "app in (")

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -77,7 +78,7 @@ type Env struct {
 // checks run before connecting (validating selectors, say), so bad arguments
 // never cause a request.
 func Main(name string, f *Flags, run func(ctx context.Context, env *Env) error, checks ...func() error) {
-	flag.Parse()
+	parseFlags(name)
 	if flag.NArg() > 0 {
 		fail(name, fmt.Errorf("unexpected argument %q (see -h)", flag.Arg(0)))
 	}
@@ -108,6 +109,28 @@ func Main(name string, f *Flags, run func(ctx context.Context, env *Env) error, 
 	if err := run(ctx, env); err != nil && ctx.Err() == nil {
 		fail(name, err)
 	}
+}
+
+// parseFlags 解析命令列。-h 印出完整的用法並以 0 結束；其他錯誤（例如不認得的旗標）只印一行並以 2 結束，
+// 不像 flag 套件預設的那樣，在錯誤後面再附上三十幾行用法。
+//
+// parseFlags parses the command line. -h prints the whole usage and exits 0;
+// any other error (an unknown flag, say) prints one line and exits 2, instead
+// of the flag package's default of thirty-odd lines of usage after the error.
+func parseFlags(name string) {
+	var usage strings.Builder
+	flag.CommandLine.Init(name, flag.ContinueOnError)
+	flag.CommandLine.SetOutput(&usage)
+	err := flag.CommandLine.Parse(os.Args[1:])
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(os.Stderr, usage.String())
+		os.Exit(0)
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "%s: %v (see -h)\n", name, err)
+		os.Exit(2)
+	}
+	flag.CommandLine.SetOutput(os.Stderr)
 }
 
 func fail(name string, err error) {

@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -53,7 +54,7 @@ flags:
 
 func main() {
 	var f cli.Flags
-	fs := flag.NewFlagSet("scene", flag.ExitOnError)
+	fs := flag.NewFlagSet("scene", flag.ContinueOnError)
 	f.Register(fs)
 	pause := fs.Duration("pause", time.Second, "demo: time between changes, so a human can follow")
 	node := fs.String("node", "", "create: bind the pod to this node yourself (spec.nodeName), as if scheduled; a node that does not exist leaves it Pending")
@@ -71,10 +72,22 @@ func main() {
 	// 旗標可以放在指令前後：反覆解析，把非旗標的參數收集起來。
 	// Flags may come before or after the command: parse repeatedly and
 	// collect the arguments that are not flags.
+	// -h 印出完整的用法；錯誤的旗標或少了指令只印一行。
+	// -h prints the whole usage; a bad flag or a missing command prints one line.
 	var args []string
 	rest := os.Args[1:]
+	var help strings.Builder
+	fs.SetOutput(&help)
 	for {
-		_ = fs.Parse(rest)
+		err := fs.Parse(rest)
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(os.Stderr, help.String())
+			os.Exit(0)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "scene: %v (see -h)\n", err)
+			os.Exit(2)
+		}
 		if fs.NArg() == 0 {
 			break
 		}
@@ -82,7 +95,7 @@ func main() {
 		rest = fs.Args()[1:]
 	}
 	if len(args) == 0 {
-		fs.Usage()
+		fmt.Fprintln(os.Stderr, "scene: no command given (create, label, annotate, delete, demo, burst, reset; see -h)")
 		os.Exit(2)
 	}
 
