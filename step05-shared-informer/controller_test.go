@@ -30,19 +30,11 @@ func TestControllerDemo(t *testing.T) {
 	out := startStepOn(t, cs, ns, options{controller: true})
 	out.WaitForLine(t, 1, "worker1  sync      default/before ")
 
-	resumeScheduler, resumeKwok := c.Pause(t, "kube-scheduler"), c.Pause(t, "kwok")
-	testenv.CreatePod(t, cs, ns, "demo", map[string]string{"app": "demo"})
-	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "demo") })
-	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "phase=Pending labels=")
-	resumeScheduler()
-	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "phase=Pending node=")
-	resumeKwok()
-	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "phase=Running")
-	if _, err := scene.Label(ctx, cs, ns, "demo", "tier", scene.Value("web")); err != nil {
-		t.Fatal(err)
-	}
-	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "tier=web")
-	resumeKwok = c.Pause(t, "kwok")
+	syncAfter := map[string]string{"created": "phase=Pending labels=", "scheduled": "phase=Pending node=", "running": "phase=Running", "labelled": "tier=web"}
+	c.OneChangeAtATime(t, ns, func(change string) {
+		out.WaitForLine(t, 1, "worker1  sync      default/demo ", syncAfter[change])
+	})
+	resumeKwok := c.Pause(t, "kwok")
 	if err := scene.Delete(ctx, cs, ns, "demo"); err != nil {
 		t.Fatal(err)
 	}

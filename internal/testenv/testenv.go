@@ -289,6 +289,35 @@ func (c *Cluster) Pause(t testing.TB, name string) (resume func()) {
 	return resume
 }
 
+// OneChangeAtATime 在擬真叢集上建立 "demo"（app=demo）並加上 tier=web，但讓每個變化單獨到達：
+// kube-scheduler 與 kwok 先暫停，再一個一個放開。每個變化之後呼叫 waitAfter（"created"、
+// "scheduled"、"running"、"labelled"），讓步驟先處理完它，才有下一個變化；否則幾個變化可能合併成
+// 一次同步，golden file 就不固定。測試結束時刪除 demo。
+//
+// OneChangeAtATime creates "demo" (app=demo) on the realistic cluster and
+// labels it tier=web, but lets each change arrive on its own: kube-scheduler
+// and kwok are paused, then released one at a time. After each change it
+// calls waitAfter ("created", "scheduled", "running", "labelled") so the step
+// has dealt with it before the next one comes; otherwise several changes
+// could merge into one sync and a golden file would not be fixed. demo is
+// deleted when the test ends.
+func (c *Cluster) OneChangeAtATime(t testing.TB, ns string, waitAfter func(change string)) {
+	t.Helper()
+	cs := c.Client()
+	resumeScheduler, resumeKwok := c.Pause(t, "kube-scheduler"), c.Pause(t, "kwok")
+	CreatePod(t, cs, ns, "demo", map[string]string{"app": "demo"})
+	t.Cleanup(func() { _ = scene.DeleteNow(context.Background(), cs, ns, "demo") })
+	waitAfter("created")
+	resumeScheduler()
+	waitAfter("scheduled")
+	resumeKwok()
+	waitAfter("running")
+	if _, err := scene.Label(context.Background(), cs, ns, "demo", "tier", scene.Value("web")); err != nil {
+		t.Fatal(err)
+	}
+	waitAfter("labelled")
+}
+
 // 以下的函式都作用在只有 API server 的叢集上。 / The functions below all act on the API-server-only cluster.
 
 // Plane 回傳只有 API server 的叢集的控制平面。
