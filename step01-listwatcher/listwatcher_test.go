@@ -207,6 +207,9 @@ func TestAPIServerRestartGives410(t *testing.T) {
 		if err := scene.DeleteNow(ctx, other, ns, "other"); err != nil {
 			t.Fatal(err)
 		}
+		// 等這一步說它連不上，才讓 API server 回來，輸出裡一定有那一行。
+		// Bring the API server back only once the step has said it cannot reach it, so the output always has that line.
+		out.WaitFor(t, "-- API server unreachable (", 1)
 	})
 	out.WaitFor(t, "watching from there", 2)
 	testenv.RunningPod(t, cs, ns, "after", map[string]string{"app": "demo"})

@@ -254,8 +254,14 @@ func TestSaysWhenTheAPIServerGoesAway(t *testing.T) {
 		_ = cmd.Wait()
 	})
 	out.WaitFor(t, "watching from there", 1)
-	testenv.RestartAPIServer(t, nil)
-	out.WaitForLine(t, 1, "-- API server unreachable (", "client-go keeps retrying with backoff (if the cluster is down: scripts/cluster-up.sh)")
+	// 等到這一步說它連不上，才讓 API server 回來：Reflector 退避的時間可能比停機還長，
+	// 那樣它根本沒試過連線，也就沒有什麼好說的。
+	// Bring the API server back only once the step has said it cannot reach
+	// it: the Reflector's backoff may outlast a short outage, and then it never
+	// tried to connect and has nothing to say.
+	testenv.RestartAPIServer(t, func(kubernetes.Interface) {
+		out.WaitForLine(t, 1, "-- API server unreachable (", "client-go keeps retrying with backoff (if the cluster is down: scripts/cluster-up.sh)")
+	})
 	out.WaitFor(t, "-- API server answers again", 1)
 	testenv.CreatePod(t, cs, ns, "later", nil)
 	out.WaitForLine(t, 1, "handler  OnAdd     "+ns+"/later ")
