@@ -92,11 +92,7 @@ func run(ctx context.Context, client kubernetes.Interface, namespace string, opt
 	handler := cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, isInInitialList bool) {
 			pod := obj.(*corev1.Pod)
-			detail := show.Pod(pod)
-			if isInInitialList {
-				detail += " (initial list)"
-			}
-			show.Line(out, "handler", "OnAdd", show.Key(pod), detail)
+			show.Line(out, "handler", "OnAdd", show.Key(pod), show.Pod(pod)+show.InitialList(isInInitialList))
 			showIndex(out, indexer)
 		},
 		UpdateFunc: func(oldObj, newObj any) {

@@ -106,7 +106,7 @@ func (p *processor) one(d cache.Delta, isInInitialList bool) error {
 		return p.replaceAll(d.Object.(cache.ReplacedAllInfo), isInInitialList)
 	case cache.SyncAll:
 		pods := p.indexer.List()
-		show.Note(p.out, "fifo: SyncAll: OnUpdate(obj, obj) for each of the %s in the indexer", count(len(pods)))
+		show.Note(p.out, "fifo: SyncAll: OnUpdate(obj, obj) for each of the %s in the indexer", show.Pods(len(pods)))
 		for _, obj := range pods {
 			show.Line(p.out, "fifo", "OnUpdate", key(obj), "resync: old and new are the same object")
 			p.handler.OnUpdate(obj, obj)
@@ -137,7 +137,7 @@ func (p *processor) one(d cache.Delta, isInInitialList bool) error {
 		if err := p.indexer.Add(d.Object); err != nil {
 			return err
 		}
-		show.Line(p.out, "fifo", string(d.Type), key(d.Object), "indexer.Add, OnAdd"+initial(isInInitialList))
+		show.Line(p.out, "fifo", string(d.Type), key(d.Object), "indexer.Add, OnAdd"+show.InitialList(isInInitialList))
 		p.handler.OnAdd(d.Object, isInInitialList)
 	default:
 		return fmt.Errorf("unexpected delta type %q", d.Type)
@@ -176,7 +176,7 @@ func (p *processor) replaceAll(info cache.ReplacedAllInfo, isInInitialList bool)
 	if err := p.indexer.Replace(info.Objects, info.ResourceVersion); err != nil {
 		return err
 	}
-	show.Note(p.out, "fifo: ReplacedAll with %s: indexer.Replace first, then one handler call per pod", count(len(info.Objects)))
+	show.Note(p.out, "fifo: ReplacedAll with %s: indexer.Replace first, then one handler call per pod", show.Pods(len(info.Objects)))
 	for _, t := range gone {
 		show.Line(p.out, "fifo", "OnDelete", t.Key, "not in the new list"+tombstone(t))
 		p.handler.OnDelete(t)
@@ -187,7 +187,7 @@ func (p *processor) replaceAll(info cache.ReplacedAllInfo, isInInitialList bool)
 			p.handler.OnUpdate(olds[i], obj)
 			continue
 		}
-		show.Line(p.out, "fifo", "OnAdd", key(obj), "new to the cache"+initial(isInInitialList))
+		show.Line(p.out, "fifo", "OnAdd", key(obj), "new to the cache"+show.InitialList(isInInitialList))
 		p.handler.OnAdd(obj, isInInitialList)
 	}
 	return nil
@@ -222,7 +222,7 @@ func (p *processor) batch(deltas []cache.Delta, isInInitialList bool) error {
 			}
 			txns = append(txns, cache.Transaction{Type: cache.TransactionTypeAdd, Object: obj})
 			calls = append(calls, func() {
-				show.Line(p.out, "fifo", string(d.Type), k, "indexer.Add (in the batch), OnAdd"+initial(isInInitialList))
+				show.Line(p.out, "fifo", string(d.Type), k, "indexer.Add (in the batch), OnAdd"+show.InitialList(isInInitialList))
 				p.handler.OnAdd(obj, isInInitialList)
 			})
 		default:
@@ -271,7 +271,7 @@ func (q *showPushes) Replace(objs []any, rv string) error {
 	if !q.atomic {
 		becomes = "-> one Replaced delta per pod, and a Deleted tombstone per cached pod not listed"
 	}
-	show.Line(q.out, "queue", "Replace", count(len(objs)), becomes)
+	show.Line(q.out, "queue", "Replace", show.Pods(len(objs)), becomes)
 	return q.RealFIFO.Replace(objs, rv)
 }
 
@@ -299,20 +299,6 @@ func key(obj any) string {
 		return fmt.Sprintf("<%v>", err)
 	}
 	return k
-}
-
-func count(n int) string {
-	if n == 1 {
-		return "1 pod"
-	}
-	return fmt.Sprintf("%d pods", n)
-}
-
-func initial(isInInitialList bool) string {
-	if isInInitialList {
-		return " (initial list)"
-	}
-	return ""
 }
 
 func tombstone(obj any) string {

@@ -206,7 +206,7 @@ func tour(ctx context.Context, factory informers.SharedInformerFactory, namespac
 func printer(name string, out io.Writer, count *atomic.Int64) coreinformers.PodDetailedHandlerFuncs {
 	return coreinformers.PodDetailedHandlerFuncs{
 		AddFunc: func(pod *corev1.Pod, isInInitialList bool) {
-			show.Line(out, name, "OnAdd", show.Key(pod), show.Pod(pod)+initial(isInInitialList))
+			show.Line(out, name, "OnAdd", show.Key(pod), show.Pod(pod)+show.InitialList(isInInitialList))
 			count.Add(1)
 		},
 		UpdateFunc: func(old, pod *corev1.Pod) {
@@ -269,7 +269,7 @@ func slowHandler(ctx context.Context, opts options, out io.Writer, printed *atom
 	return coreinformers.PodDetailedHandlerFuncs{
 		AddFunc: func(pod *corev1.Pod, isInInitialList bool) {
 			if wait(ctx) {
-				line("OnAdd", show.Key(pod), show.Pod(pod)+initial(isInInitialList))
+				line("OnAdd", show.Key(pod), show.Pod(pod)+show.InitialList(isInInitialList))
 			}
 		},
 		UpdateFunc: func(old, pod *corev1.Pod) {
@@ -308,7 +308,7 @@ func lateHandler(ctx context.Context, pods coreinformers.TypedPodInformer, out i
 	if err := pods.Informer().RemoveEventHandler(reg); err != nil {
 		return err
 	}
-	show.Note(out, "late: added after Start, it got the %s in the cache as synthetic adds (initial list); RemoveEventHandler: no new events are queued for it", count(int(got.Load())))
+	show.Note(out, "late: added after Start, it got the %s in the cache as synthetic adds (initial list); RemoveEventHandler: no new events are queued for it", show.Pods(int(got.Load())))
 	return nil
 }
 
@@ -363,18 +363,4 @@ func startedTooEarly(ctx context.Context, factory informers.SharedInformerFactor
 	show.Note(out, "nothing is watching from there: no request, no events. The fix: call factory.StartWithContext after asking for the informers (calling it again is safe)")
 	<-ctx.Done()
 	return nil
-}
-
-func initial(isInInitialList bool) string {
-	if isInInitialList {
-		return " (initial list)"
-	}
-	return ""
-}
-
-func count(n int) string {
-	if n == 1 {
-		return "1 pod"
-	}
-	return fmt.Sprintf("%d pods", n)
 }

@@ -147,3 +147,24 @@ func Changes(old, new *corev1.Pod) string {
 	}
 	return strings.Join(c, "; ")
 }
+
+// Pods 寫出 Pod 的數目：1 pod、2 pods。
+//
+// Pods writes a number of pods: 1 pod, 2 pods.
+func Pods(n int) string {
+	if n == 1 {
+		return "1 pod"
+	}
+	return fmt.Sprintf("%d pods", n)
+}
+
+// InitialList 是處理函式那一行的標記：這次 OnAdd 來自初始清單（isInInitialList）時，是 " (initial list)"。
+//
+// InitialList is the handler line's marker: " (initial list)" when this
+// OnAdd came from the initial list (isInInitialList).
+func InitialList(isInInitialList bool) string {
+	if isInInitialList {
+		return " (initial list)"
+	}
+	return ""
+}
