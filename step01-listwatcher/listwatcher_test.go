@@ -60,8 +60,7 @@ func TestDemo(t *testing.T) {
 	c := testenv.Realistic(t)
 	cs := c.Client()
 	ns := "default"
-	testenv.RunningPod(t, cs, ns, "before", map[string]string{"app": "demo"})
-	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "before") })
+	testenv.BeforePod(t, cs, ns)
 
 	out, stop := startStepOn(t, c, ns, watchOptions{})
 	out.WaitFor(t, "watching from there", 1)
@@ -230,22 +229,7 @@ func TestAPIServerRestartGives410(t *testing.T) {
 	}
 	// 連不上時每秒一行，行數看重啟花多久；golden file 只留一行。
 	// One line a second while unreachable, as many as the restart takes; the golden file keeps one.
-	golden.Check(t, "restart", collapseRepeats(show.StripVersions(got)))
-}
-
-// collapseRepeats 把連續重複的行合成一行。
-//
-// collapseRepeats merges consecutive identical lines into one.
-func collapseRepeats(s string) string {
-	var b strings.Builder
-	prev := ""
-	for _, line := range strings.SplitAfter(s, "\n") {
-		if line != prev {
-			b.WriteString(line)
-		}
-		prev = line
-	}
-	return b.String()
+	golden.Check(t, "restart", testenv.CollapseRepeats(show.StripVersions(got)))
 }
 
 // 情境：API server 一直連不上時，這一步每秒重試，時間到了就以一行說明結束，

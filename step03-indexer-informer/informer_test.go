@@ -69,8 +69,7 @@ func TestDemo(t *testing.T) {
 	c := testenv.Realistic(t)
 	cs := c.Client()
 	ns := "default"
-	testenv.RunningPod(t, cs, ns, "before", map[string]string{"app": "demo"})
-	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "before") })
+	testenv.BeforePod(t, cs, ns)
 
 	out := startStepOn(t, c, ns, options{constructor: "options"})
 	out.WaitFor(t, "watching from there", 1)

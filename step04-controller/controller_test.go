@@ -57,17 +57,6 @@ func startStepOn(t *testing.T, c *testenv.Cluster, ns string, opts options) *tes
 // released one at a time, so the worker finishes each sync before the next
 // event: what it looks like when the worker keeps up, and the output the
 // README shows; when it does not, several events merge into one sync.
-// syncAfter 是 OneChangeAtATime 的每個變化之後，worker 同步那一行裡要等的片段。
-//
-// syncAfter is, for each change of OneChangeAtATime, the part of the worker's
-// sync line to wait for.
-var syncAfter = map[string]string{
-	"created":   "phase=Pending labels=",
-	"scheduled": "phase=Pending node=",
-	"running":   "phase=Running",
-	"labelled":  "tier=web",
-}
-
 func TestDemo(t *testing.T) {
 	for _, mode := range []struct {
 		golden    string
@@ -77,15 +66,14 @@ func TestDemo(t *testing.T) {
 			c := testenv.Realistic(t)
 			cs := c.Client()
 			ns := "default"
-			testenv.RunningPod(t, cs, ns, "before", map[string]string{"app": "demo"})
-			t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "before") })
+			testenv.BeforePod(t, cs, ns)
 			opts := defaults
 			opts.perObject = mode.perObject
 			out := startStepOn(t, c, ns, opts)
 			out.WaitForLine(t, 1, "worker1  sync      default/before ")
 
 			c.OneChangeAtATime(t, ns, func(change string) {
-				out.WaitForLine(t, 1, "worker1  sync      default/demo ", syncAfter[change])
+				out.WaitForLine(t, 1, "worker1  sync      default/demo ", testenv.PodAfter[change])
 			})
 			if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, scene.Value("true")); err != nil {
 				t.Fatal(err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
@@ -25,14 +24,12 @@ func TestControllerDemo(t *testing.T) {
 	c := testenv.Realistic(t)
 	cs := c.Client()
 	ns := "default"
-	testenv.RunningPod(t, cs, ns, "before", map[string]string{"app": "demo"})
-	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "before") })
+	testenv.BeforePod(t, cs, ns)
 	out := startStepOn(t, cs, ns, options{controller: true})
 	out.WaitForLine(t, 1, "worker1  sync      default/before ")
 
-	syncAfter := map[string]string{"created": "phase=Pending labels=", "scheduled": "phase=Pending node=", "running": "phase=Running", "labelled": "tier=web"}
 	c.OneChangeAtATime(t, ns, func(change string) {
-		out.WaitForLine(t, 1, "worker1  sync      default/demo ", syncAfter[change])
+		out.WaitForLine(t, 1, "worker1  sync      default/demo ", testenv.PodAfter[change])
 	})
 	resumeKwok := c.Pause(t, "kwok")
 	if err := scene.Delete(ctx, cs, ns, "demo"); err != nil {
@@ -41,21 +38,7 @@ func TestControllerDemo(t *testing.T) {
 	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "(deleting)")
 	resumeKwok()
 	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "not in the lister: the pod was deleted")
-	golden.Check(t, "controller", collapseRepeats(show.StripVersions(out.String())))
-}
-
-// collapseRepeats 把連續重複的行只留一行。
-//
-// collapseRepeats keeps one of each run of identical consecutive lines.
-func collapseRepeats(s string) string {
-	var kept []string
-	for _, line := range strings.SplitAfter(s, "\n") {
-		if n := len(kept); n > 0 && kept[n-1] == line {
-			continue
-		}
-		kept = append(kept, line)
-	}
-	return strings.Join(kept, "")
+	golden.Check(t, "controller", testenv.CollapseRepeats(show.StripVersions(out.String())))
 }
 
 // 情境：同步失敗時照步驟 04 的方式重試：五次，然後放棄；拿掉 annotation 之後，下一個變化又同步成功。

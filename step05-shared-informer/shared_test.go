@@ -78,8 +78,7 @@ func TestDemo(t *testing.T) {
 	c := testenv.Realistic(t)
 	cs := c.Client()
 	ns := "default"
-	testenv.RunningPod(t, cs, ns, "before", map[string]string{"app": "demo"})
-	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "before") })
+	testenv.BeforePod(t, cs, ns)
 
 	out := startStepOn(t, cs, ns, options{})
 	out.WaitFor(t, "watching from there", 1)
@@ -162,8 +161,7 @@ func TestSlowHandlerDoesNotHoldBackTheOther(t *testing.T) {
 	c := testenv.Realistic(t)
 	cs := c.Client()
 	ns := "default"
-	testenv.RunningPod(t, cs, ns, "before", map[string]string{"app": "demo"})
-	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "before") })
+	testenv.BeforePod(t, cs, ns)
 
 	// 第一個事件（初始清單）等到導覽印出就緒的那一行；第二個等到 printer 看完整個情境。
 	// 這正是 README 的時序：--slow-handler 3s，等 slow 印出 before 之後才跑 scene.sh demo。

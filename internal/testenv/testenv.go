@@ -289,6 +289,45 @@ func (c *Cluster) Pause(t testing.TB, name string) (resume func()) {
 	return resume
 }
 
+// BeforePod 建立 README 一開始就有的 "before"（app=demo），等它 Running；測試結束時刪除它。
+//
+// BeforePod creates the "before" pod (app=demo) the READMEs start with and
+// waits until it is Running; it is deleted when the test ends.
+func BeforePod(t testing.TB, cs kubernetes.Interface, ns string) {
+	t.Helper()
+	RunningPod(t, cs, ns, "before", map[string]string{"app": "demo"})
+	t.Cleanup(func() { _ = scene.DeleteNow(context.Background(), cs, ns, "before") })
+}
+
+// CollapseRepeats 把連續重複的行只留一行：一段時間裡重複的那一行（例如每秒一次的重試），
+// 或同一個狀態連續同步兩次，在 golden file 裡只算一次。
+//
+// CollapseRepeats keeps one of each run of identical consecutive lines: a
+// line repeated over a span of time (a retry each second, say), or the same
+// state synced twice in a row, counts once in a golden file.
+func CollapseRepeats(s string) string {
+	var b strings.Builder
+	prev := ""
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if line != prev {
+			b.WriteString(line)
+		}
+		prev = line
+	}
+	return b.String()
+}
+
+// PodAfter 是 OneChangeAtATime 的每個變化之後，show.Pod 描述 demo 的那一行裡要等的片段。
+//
+// PodAfter is, for each change of OneChangeAtATime, the part of show.Pod's
+// description of demo to wait for.
+var PodAfter = map[string]string{
+	"created":   "phase=Pending labels=",
+	"scheduled": "phase=Pending node=",
+	"running":   "phase=Running",
+	"labelled":  "tier=web",
+}
+
 // OneChangeAtATime 在擬真叢集上建立 "demo"（app=demo）並加上 tier=web，但讓每個變化單獨到達：
 // kube-scheduler 與 kwok 先暫停，再一個一個放開。每個變化之後呼叫 waitAfter（"created"、
 // "scheduled"、"running"、"labelled"），讓步驟先處理完它，才有下一個變化；否則幾個變化可能合併成
