@@ -78,7 +78,7 @@ type Env struct {
 // checks run before connecting (validating selectors, say), so bad arguments
 // never cause a request.
 func Main(name string, f *Flags, run func(ctx context.Context, env *Env) error, checks ...func() error) {
-	parseFlags(name)
+	ParseFlags(name, flag.CommandLine, os.Args[1:])
 	if flag.NArg() > 0 {
 		fail(name, fmt.Errorf("unexpected argument %q (see -h)", flag.Arg(0)))
 	}
@@ -111,17 +111,18 @@ func Main(name string, f *Flags, run func(ctx context.Context, env *Env) error, 
 	}
 }
 
-// parseFlags 解析命令列。-h 印出完整的用法並以 0 結束；其他錯誤（例如不認得的旗標）只印一行並以 2 結束，
-// 不像 flag 套件預設的那樣，在錯誤後面再附上三十幾行用法。
+// ParseFlags 以 fs 解析 args。-h 印出完整的用法並以 0 結束；其他錯誤（例如不認得的旗標）只印一行並以 2 結束，
+// 不像 flag 套件預設的那樣，在錯誤後面再附上三十幾行用法。每個步驟（經由 Main）與 scene 都用它。
 //
-// parseFlags parses the command line. -h prints the whole usage and exits 0;
-// any other error (an unknown flag, say) prints one line and exits 2, instead
-// of the flag package's default of thirty-odd lines of usage after the error.
-func parseFlags(name string) {
+// ParseFlags parses args with fs. -h prints the whole usage and exits 0; any
+// other error (an unknown flag, say) prints one line and exits 2, instead of
+// the flag package's default of thirty-odd lines of usage after the error.
+// Every step (through Main) and scene use it.
+func ParseFlags(name string, fs *flag.FlagSet, args []string) {
 	var usage strings.Builder
-	flag.CommandLine.Init(name, flag.ContinueOnError)
-	flag.CommandLine.SetOutput(&usage)
-	err := flag.CommandLine.Parse(os.Args[1:])
+	fs.Init(name, flag.ContinueOnError)
+	fs.SetOutput(&usage)
+	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(os.Stderr, usage.String())
@@ -130,7 +131,7 @@ func parseFlags(name string) {
 		fmt.Fprintf(os.Stderr, "%s: %v (see -h)\n", name, err)
 		os.Exit(2)
 	}
-	flag.CommandLine.SetOutput(os.Stderr)
+	fs.SetOutput(os.Stderr)
 }
 
 func fail(name string, err error) {

@@ -46,6 +46,21 @@ func connectErr(t *testing.T, f *Flags) string {
 	return err.Error()
 }
 
+// deadServer 回傳一個剛剛還有人在聽、現在沒有人聽的 https 位址。
+//
+// deadServer returns an https address where something listened a moment ago
+// and nothing listens now.
+func deadServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := "https://" + l.Addr().String()
+	_ = l.Close()
+	return server
+}
+
 func wantContains(t *testing.T, msg string, parts ...string) {
 	t.Helper()
 	for _, p := range parts {
@@ -84,12 +99,7 @@ func TestUnknownContext(t *testing.T) {
 // 沒有人在聽的埠：立刻失敗，寫出試過的伺服器與修正指令。
 // A port nobody listens on: fail at once, naming the server tried and the fix.
 func TestConnectionRefused(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := "https://" + l.Addr().String()
-	_ = l.Close()
+	server := deadServer(t)
 	msg := connectErr(t, &Flags{Kubeconfig: writeKubeconfig(t, server)})
 	wantContains(t, msg, "cannot reach the Kubernetes API server at "+server, "scripts/cluster-up.sh")
 }
@@ -100,14 +110,9 @@ func TestConnectionRefused(t *testing.T) {
 // that one error line: no extra line saying client-go keeps retrying, since
 // the program exits next.
 func TestPreflightFailureSaysNothingAboutRetrying(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := "https://" + l.Addr().String()
-	_ = l.Close()
+	server := deadServer(t)
 	var out strings.Builder
-	_, err = Connect(context.Background(), &Flags{Kubeconfig: writeKubeconfig(t, server), NoteOutages: true}, &out, io.Discard)
+	_, err := Connect(context.Background(), &Flags{Kubeconfig: writeKubeconfig(t, server), NoteOutages: true}, &out, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "cannot reach the Kubernetes API server") {
 		t.Fatalf("Connect: %v; want the preflight error", err)
 	}

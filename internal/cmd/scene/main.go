@@ -13,7 +13,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -69,25 +68,15 @@ func main() {
 		fs.PrintDefaults()
 	}
 
-	// 旗標可以放在指令前後：反覆解析，把非旗標的參數收集起來。
+	// 旗標可以放在指令前後：反覆解析，把非旗標的參數收集起來。-h 印出完整的用法；
+	// 錯誤的旗標或少了指令只印一行（見 cli.ParseFlags）。
 	// Flags may come before or after the command: parse repeatedly and
-	// collect the arguments that are not flags.
-	// -h 印出完整的用法；錯誤的旗標或少了指令只印一行。
-	// -h prints the whole usage; a bad flag or a missing command prints one line.
+	// collect the arguments that are not flags. -h prints the whole usage; a
+	// bad flag or a missing command prints one line (see cli.ParseFlags).
 	var args []string
 	rest := os.Args[1:]
-	var help strings.Builder
-	fs.SetOutput(&help)
 	for {
-		err := fs.Parse(rest)
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(os.Stderr, help.String())
-			os.Exit(0)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "scene: %v (see -h)\n", err)
-			os.Exit(2)
-		}
+		cli.ParseFlags("scene", fs, rest)
 		if fs.NArg() == 0 {
 			break
 		}
