@@ -161,10 +161,10 @@ func tour(ctx context.Context, factory informers.SharedInformerFactory, namespac
 		return startedTooEarly(ctx, factory, printerReg, out)
 	}
 	// Start 不會等待：它在背景為每個已向工廠要過的 informer 開一個 goroutine。之後的
-	// WaitForCacheSyncWithContext 才等待，回傳每個 informer 是否同步（v0.37 的 cache.SyncResult）。
+	// WaitForCacheSyncWithContext 才等待，以 cache.SyncResult 回傳每個 informer 是否同步。
 	// Start does not wait: it runs each informer asked for in a goroutine of
 	// its own. WaitForCacheSyncWithContext waits, and returns whether each
-	// informer synced (v0.37's cache.SyncResult).
+	// informer synced, as a cache.SyncResult.
 	factory.StartWithContext(ctx)
 	synced := factory.WaitForCacheSyncWithContext(ctx)
 	if synced.AsError() != nil {
