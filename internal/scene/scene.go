@@ -23,11 +23,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// Image 是 Pod 使用的映像檔。本機控制平面沒有 kubelet，Pod 會一直是 Pending；
-// 在 kind 上它會真的跑起來。informer 不在乎兩者的差別。
+// Image 是 Pod 使用的映像檔。在本機叢集上，kwok 回報 Pod 為 Running，其實什麼都沒跑；
+// 在 kind 上容器真的會跑，而這個映像檔本來就在節點裡（kind 的 containerd 拿它當 sandbox 映像檔），
+// 所以不需要 registry。informer 不在乎兩者的差別。
 //
-// Image is the pods' container image. The local control plane has no kubelet,
-// so pods stay Pending; on kind they really run. Informers do not care which.
+// Image is the pods' container image. On the local cluster kwok reports the
+// pods Running without running anything; on kind the container really runs,
+// and this image is already in the node (kind's containerd uses it as its
+// sandbox image), so no registry is needed. Informers do not care which.
 const Image = "registry.k8s.io/pause:3.10"
 
 // Pod 回傳一個最小的 Pod：一個 pause 容器，加上指定的標籤。
