@@ -62,17 +62,8 @@ main() {
   trap cleanup EXIT
   BUILD_TMP="$(mktemp -d "${dir}.tmp.XXXXXX")"
   build_one controlplane "${BUILD_TMP}/etcd" etcd "" go.etcd.io/etcd/server/v3
-  # 跟正式版本一樣把版本號寫進執行檔，/version 與 kubectl version 才會顯示 v1.37.x 而不是 v0.0.0-master。
-  # Stamp the version into the binary as release builds do, so /version and kubectl version show v1.37.x, not v0.0.0-master.
-  local kube major minor
-  kube="$(controlplane_key)"
-  kube="${kube#kubernetes-}"
-  kube="${kube%%_*}"
-  major="${kube#v}"
-  major="${major%%.*}"
-  minor="${kube#v*.}"
-  minor="${minor%%.*}"
-  local stamp="-X k8s.io/component-base/version.gitVersion=${kube} -X k8s.io/component-base/version.gitMajor=${major} -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
+  local stamp
+  stamp="$(kube_version_ldflags)"
   build_one controlplane "${BUILD_TMP}/kube-apiserver" kube-apiserver "${stamp}" k8s.io/kubernetes/cmd/kube-apiserver
   # 兩個一起建：共用的套件只編譯一次。 / Built together, so the packages they share compile once.
   build_one controlplane "${BUILD_TMP}/" "kube-controller-manager and kube-scheduler" "${stamp}" \

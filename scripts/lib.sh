@@ -8,8 +8,12 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 CLUSTER_NAME="${CLUSTER_NAME:-informer-lab}"
 # 本機叢集的狀態目錄：憑證、etcd 資料、kubeconfig、PID。 / Local cluster state: certificates, etcd data, kubeconfig, PIDs.
 STATE_DIR="${INFORMER_LAB_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/informer-walkthrough/${CLUSTER_NAME}}"
-# kind 用的節點映像檔，以 digest 釘選（出自 kind v0.33.0 的 release notes）。 / kind's node image, pinned by digest (from kind v0.33.0's release notes).
-KIND_NODE_IMAGE="${KIND_NODE_IMAGE:-kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5}"
+# kind v0.33.0 預設的節點映像檔，以 digest 釘選（kind 的 pkg/apis/config/defaults/image.go）。
+# kind v0.33.0's default node image, pinned by digest (kind's pkg/apis/config/defaults/image.go).
+KIND_PINNED_NODE_IMAGE="kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5"
+# kind 用的節點映像檔；沒有 registry 的機器用 scripts/build-kind-node-image.sh 建出的那一個。
+# The node image kind uses; on a machine without a registry, the one scripts/build-kind-node-image.sh builds.
+KIND_NODE_IMAGE="${KIND_NODE_IMAGE:-${KIND_PINNED_NODE_IMAGE}}"
 LOCAL_CONTEXT="local-${CLUSTER_NAME}"
 KIND_CONTEXT="kind-${CLUSTER_NAME}"
 
@@ -33,6 +37,28 @@ controlplane_key() {
   kwok="$(awk '$1 == "sigs.k8s.io/kwok" && $2 ~ /^v/ { print $2; exit }' "${kwokmod}")"
   [[ -n "${kube}" && -n "${etcd}" && -n "${kwok}" ]] || die "cannot read versions from ${gomod} and ${kwokmod}"
   printf 'kubernetes-%s_etcd-%s_kwok-%s\n' "${kube}" "${etcd}" "${kwok}"
+}
+
+# kube_version 印出建置模組釘選的 Kubernetes 版本，例如 v1.37.2。 / kube_version prints the Kubernetes version the build module pins, such as v1.37.2.
+kube_version() {
+  local key
+  key="$(controlplane_key)"
+  key="${key#kubernetes-}"
+  printf '%s\n' "${key%%_*}"
+}
+
+# kube_version_ldflags 跟正式版本一樣把版本號寫進執行檔，/version、kubectl version 與節點上的 kubelet 版本
+# 才會顯示 v1.37.x，而不是 v0.0.0-master。
+# kube_version_ldflags stamps the version into the binary as release builds do, so /version, kubectl version and the
+# node's kubelet version show v1.37.x, not v0.0.0-master.
+kube_version_ldflags() {
+  local kube major minor
+  kube="$(kube_version)"
+  major="${kube#v}"
+  major="${major%%.*}"
+  minor="${kube#v*.}"
+  minor="${minor%%.*}"
+  printf '%s\n' "-X k8s.io/component-base/version.gitVersion=${kube} -X k8s.io/component-base/version.gitMajor=${major} -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
 }
 
 # controlplane_bin_dir 是本機叢集執行檔所在目錄：INFORMER_LAB_BIN_DIR，否則每個使用者的快取。
