@@ -28,6 +28,9 @@ down_kind() {
     return 1
   fi
   kind delete cluster --name "${CLUSTER_NAME}"
+  local left
+  left="$(docker ps -a --quiet --filter "label=io.x-k8s.kind.cluster=${CLUSTER_NAME}")"
+  [[ -z "${left}" ]] || die "kind left containers of '${CLUSTER_NAME}' behind: ${left//$'\n'/ }"
 }
 
 # 2. local：先請 localcluster 自己收尾（它會停掉 kube-apiserver 與 etcd），逾時再強制結束。

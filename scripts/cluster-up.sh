@@ -4,7 +4,8 @@
 #
 #   scripts/cluster-up.sh                 kind when a Docker daemon answers, else the local control plane
 #   CLUSTER=local scripts/cluster-up.sh   real etcd, kube-apiserver, controller-manager and scheduler + kwok's fake node on 127.0.0.1, no Docker needed
-#   CLUSTER=kind scripts/cluster-up.sh    a kind cluster (needs Docker)
+#   CLUSTER=kind scripts/cluster-up.sh    a kind cluster (needs Docker); KIND_NODE_IMAGE=... for another node image,
+#                                         such as the one scripts/build-kind-node-image.sh builds without a registry
 #
 # 重複執行是安全的：叢集已經在跑時只會確認 context，什麼都不重建。
 # Safe to run twice: when the cluster is already up it only checks the context and rebuilds nothing.
@@ -46,8 +47,19 @@ choose_cluster() {
   esac
 }
 
-# 2a. kind：以 digest 釘選的節點映像檔建立叢集；kind 自己會寫入 context 並設為目前的 context。
-# 2a. kind: create the cluster from the node image pinned by digest; kind writes the context and makes it current itself.
+# kind_image_ready 在節點映像檔已經在 daemon 裡、或拉得下來時成功；拉不下來（例如連不到 registry）就說怎麼辦。
+# kind_image_ready succeeds when the node image is in the daemon or can be pulled; when it cannot (no registry, say) it says what to do.
+kind_image_ready() {
+  docker image inspect "${KIND_NODE_IMAGE}" >/dev/null 2>&1 && return
+  log "pulling ${KIND_NODE_IMAGE} (once)"
+  local out
+  if ! out="$(docker pull --quiet "${KIND_NODE_IMAGE}" 2>&1)"; then
+    die "cannot pull ${KIND_NODE_IMAGE}: $(printf '%s' "${out}" | tail -n 1); without a registry, build one: KIND_NODE_IMAGE=\$(scripts/build-kind-node-image.sh | tail -n 1) scripts/cluster-up.sh"
+  fi
+}
+
+# 2a. kind：以節點映像檔建立叢集（預設是 kind 以 digest 釘選的上游映像檔）；kind 自己會寫入 context 並設為目前的 context。
+# 2a. kind: create the cluster from the node image (by default the upstream one kind pins by digest); kind writes the context and makes it current itself.
 up_kind() {
   command -v docker >/dev/null 2>&1 ||
     die "CLUSTER=kind needs Docker, and docker is not installed; use CLUSTER=local for the local control plane"
@@ -57,8 +69,25 @@ up_kind() {
     log "kind cluster '${CLUSTER_NAME}' is already up; making context ${KIND_CONTEXT} current"
     kind export kubeconfig --name "${CLUSTER_NAME}"
   else
+    kind_image_ready
+    local started=${SECONDS} args=(--name "${CLUSTER_NAME}" --image "${KIND_NODE_IMAGE}" --wait "${KIND_WAIT}")
     log "creating kind cluster '${CLUSTER_NAME}' from ${KIND_NODE_IMAGE}"
-    kind create cluster --name "${CLUSTER_NAME}" --image "${KIND_NODE_IMAGE}" --wait "${KIND_WAIT}"
+    if [[ "$(docker info --format '{{.CgroupVersion}}')" == 1 ]]; then
+      # kubelet v1.35 起預設拒絕 cgroup v1 的主機（failCgroupV1: true）；只有這種主機才需要這份設定。
+      # Since v1.35 the kubelet refuses a cgroup v1 host by default (failCgroupV1: true); only such a host needs this config.
+      log "the Docker host uses cgroup v1, which the kubelet accepts only with failCgroupV1: false, so the cluster gets that setting"
+      kind create cluster "${args[@]}" --config - <<'EOF'
+kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+kubeadmConfigPatches:
+- |
+  kind: KubeletConfiguration
+  failCgroupV1: false
+EOF
+    else
+      kind create cluster "${args[@]}"
+    fi
+    log "kind cluster '${CLUSTER_NAME}' ready after $(seconds_since "${started}")"
   fi
   mkdir -p "${STATE_DIR}"
   printf 'kind\n' >"${STATE_DIR}/cluster"
