@@ -43,8 +43,7 @@ type lab struct {
 }
 
 func newLab(t *testing.T, name string) *lab {
-	dir := t.TempDir()
-	fakeBin := filepath.Join(dir, "bin")
+	fakeBin := filepath.Join(t.TempDir(), "bin")
 	if err := os.MkdirAll(fakeBin, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -52,15 +51,23 @@ func newLab(t *testing.T, name string) *lab {
 	if err := os.WriteFile(filepath.Join(fakeBin, "docker"), []byte(fakeDocker), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return newLabEnv(t, name, "PATH="+fakeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// newLabEnv 跟 newLab 一樣，但用這台機器真的 docker，再加上 env 裡的設定。
+//
+// newLabEnv is newLab with this machine's real docker, plus the settings in env.
+func newLabEnv(t *testing.T, name string, env ...string) *lab {
+	dir := t.TempDir()
 	l := &lab{t: t, name: name, state: filepath.Join(dir, "state"), kubeconfig: filepath.Join(dir, "kube", "config")}
 	l.env = append(os.Environ(),
-		"PATH="+fakeBin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"CLUSTER_NAME="+name,
 		"INFORMER_LAB_STATE_DIR="+l.state,
 		"KUBECONFIG="+l.kubeconfig,
 		"CLUSTER=",
 		"LOCAL_PORT=",
 	)
+	l.env = append(l.env, env...)
 	t.Cleanup(func() {
 		if _, err := os.Stat(l.state); err == nil {
 			l.run("cluster-down.sh")
@@ -146,7 +153,7 @@ func TestLocalClusterUpAndDown(t *testing.T) {
 	if _, err := scene.Create(context.Background(), cs, "default", "hello", nil); err != nil {
 		t.Fatalf("creating a pod in the default namespace: %v", err)
 	}
-	behavesLikeACluster(t, cs)
+	behavesLikeACluster(t, cs, "kwok-node-0")
 
 	start := time.Now()
 	out = l.mustRun("cluster-up.sh")
@@ -196,7 +203,7 @@ func TestLocalClusterUpAndDown(t *testing.T) {
 // server alone does not: the pod goes Running, a new namespace gets its
 // default ServiceAccount, a Deployment's three pods run, and the namespace
 // can be deleted.
-func behavesLikeACluster(t *testing.T, cs kubernetes.Interface) {
+func behavesLikeACluster(t *testing.T, cs kubernetes.Interface, node string) {
 	t.Helper()
 	ctx := context.Background()
 	poll := func(what string, timeout time.Duration, done func() bool) time.Duration {
@@ -223,9 +230,9 @@ func behavesLikeACluster(t *testing.T, cs kubernetes.Interface) {
 			return true
 		}
 	}
-	t.Logf("pod hello Running after %s", poll("pod hello Running", 10*time.Second, func() bool {
+	t.Logf("pod hello Running after %s", poll("pod hello Running", 60*time.Second, func() bool {
 		p, err := cs.CoreV1().Pods("default").Get(ctx, "hello", metav1.GetOptions{})
-		return err == nil && p.Status.Phase == corev1.PodRunning && p.Spec.NodeName == "kwok-node-0"
+		return err == nil && p.Status.Phase == corev1.PodRunning && p.Spec.NodeName == node
 	}))
 
 	ns := "t"
@@ -306,27 +313,43 @@ func TestKindWithoutDocker(t *testing.T) {
 func TestWalkthrough(t *testing.T) {
 	l := newLab(t, "lab-walkthrough")
 	out := l.mustRun("walkthrough.sh", "SCENE_PAUSE=0s")
+	for _, section := range stepSections(t, out) {
+		// 在擬真的本機叢集上，每一步都看得到 demo 被排程、變成 Running。
+		// On the realistic local cluster every step sees demo scheduled and Running.
+		if !regexp.MustCompile(`default/demo .*(phase=Running node=kwok-node-0|phase Pending -> Running)`).MatchString(section.text) {
+			t.Errorf("%s did not show pod demo going Running:\n%s", section.step, section.text)
+		}
+	}
+}
+
+// section 是導覽輸出裡一個步驟的段落。 / section is one step's part of the walkthrough's output.
+type section struct{ step, text string }
+
+// stepSections 把導覽的輸出切成每一步一段，並確認每個步驟都跑了、每一步的 demo 都被刪除。
+//
+// stepSections cuts the walkthrough's output into one part per step, and
+// checks that every step ran and every step's demo was deleted.
+func stepSections(t *testing.T, out string) []section {
+	t.Helper()
 	steps, _ := filepath.Glob("../step[0-9][0-9]-*")
 	if len(steps) == 0 {
 		t.Fatal("no steps found")
 	}
+	var sections []section
 	for _, dir := range steps {
-		name := filepath.Base(dir)
-		_, section, ok := strings.Cut(out, "==== "+name+": ")
+		step := filepath.Base(dir)
+		_, text, ok := strings.Cut(out, "==== "+step+": ")
 		if !ok {
-			t.Errorf("the walkthrough did not run %s:\n%s", name, out)
+			t.Errorf("the walkthrough did not run %s:\n%s", step, out)
 			continue
 		}
-		section, _, _ = strings.Cut(section, "\n==== ")
-		// 在擬真的本機叢集上，每一步都看得到 demo 被排程、變成 Running。
-		// On the realistic local cluster every step sees demo scheduled and Running.
-		if !regexp.MustCompile(`default/demo .*(phase=Running node=kwok-node-0|phase Pending -> Running)`).MatchString(section) {
-			t.Errorf("%s did not show pod demo going Running:\n%s", name, section)
-		}
+		text, _, _ = strings.Cut(text, "\n==== ")
+		sections = append(sections, section{step, text})
 	}
 	if !strings.Contains(out, "==== what next ====") || strings.Count(out, "scene: deleted pod default/demo") != len(steps) {
 		t.Errorf("the walkthrough did not finish every step's scene:\n%s", out)
 	}
+	return sections
 }
 
 func mustCurrentServer(t *testing.T, kubeconfig string) string {

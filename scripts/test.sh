@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # test.sh：專案的測試指令。在全新的機器上也會自己準備好一切（包括控制平面），然後檢查格式、
-# 靜態分析、shell 腳本，最後連到真實的 kube-apiserver 執行 go test ./...，再跑一輪步驟 05 的基準測試。
+# 靜態分析、shell 腳本，連到真實的 kube-apiserver 執行 go test ./...，跑一輪步驟 05 的基準測試，
+# 最後在真的 kind 叢集上跑導覽與每一步（需要 Docker；TEST_KIND=no 可以略過，最後一行會說）。
 # The project's test command. On a fresh machine it sets up everything it needs (the control plane included), then checks
-# formatting, static analysis and the shell scripts, and finally runs go test ./... against a real kube-apiserver and one
-# round of step 05's benchmark.
+# formatting, static analysis and the shell scripts, runs go test ./... against a real kube-apiserver and one round of
+# step 05's benchmark, and finally runs the walkthrough and every step on a real kind cluster (needs Docker; TEST_KIND=no
+# leaves that out, and the last line says so).
 set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -11,6 +13,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # 設定（可用環境變數覆寫）/ Settings (override with environment variables)
 # 傳給 go test 的額外參數，例如 GO_TEST_FLAGS='-run TestDemo -v'。 / Extra go test arguments, for example GO_TEST_FLAGS='-run TestDemo -v'.
 GO_TEST_FLAGS="${GO_TEST_FLAGS:-}"
+# yes：在 kind 叢集上也跑導覽與每個步驟（預設）；no：不跑，最後一行會這樣說。
+# yes: also run the walkthrough and every step on a kind cluster (the default); no: leave them out, and the last line says so.
+TEST_KIND="${TEST_KIND:-yes}"
+
+# 這次執行啟動的 Docker daemon（由 scripts/ci-docker.sh 啟動），結束時停掉。 / Whether this run started a Docker daemon (through scripts/ci-docker.sh), to stop it at the end.
+STARTED_DOCKER=""
 
 STARTED=${SECONDS}
 
@@ -62,12 +70,55 @@ static_checks() {
   go vet ./...
   phase "staticcheck"
   go tool staticcheck ./...
+  # kind 的測試只在 kind 這個 build tag 下編譯；節點映像檔的兩個小程式是另一個模組。
+  # The kind tests compile only under the kind build tag; the node image's two small programs are another module.
+  go vet -tags kind ./scripts
+  go tool staticcheck -tags kind ./scripts
+  (cd scripts/kind-node && go vet ./...)
   phase "shellcheck and shfmt"
-  shellcheck -x scripts/*.sh .ci/run
-  go tool shfmt -d -i 2 scripts/*.sh .ci/run
+  shellcheck -x scripts/*.sh .ci/run scripts/ci-docker/runc-capbnd-wrapper scripts/kind-node/iptables-wrapper
+  go tool shfmt -d -i 2 scripts/*.sh .ci/run scripts/ci-docker/runc-capbnd-wrapper
+}
+
+cleanup() {
+  if [[ -n "${STARTED_DOCKER}" ]]; then
+    "${REPO_ROOT}/scripts/ci-docker.sh" stop
+  fi
+}
+
+# 3. kind 需要一個有回應的 Docker daemon。沒有時，只有以 root 執行才替這次測試啟動一個（見 scripts/ci-docker/README.md），
+#    而且明白說出來；結束時停掉。
+# 3. kind needs a Docker daemon that answers. When none does, one is started for this run only when running as root
+#    (see scripts/ci-docker/README.md), saying so; it is stopped at the end.
+ensure_docker() {
+  docker_answers && return
+  [[ "$(id -u)" == 0 && "$(uname -s)" == Linux ]] ||
+    die "the kind tests need a Docker daemon that answers: start Docker, or leave them out with TEST_KIND=no scripts/test.sh"
+  phase "no Docker daemon answers; starting one for the kind tests with scripts/ci-docker.sh (stopped again at the end)"
+  STARTED_DOCKER=yes
+  "${REPO_ROOT}/scripts/ci-docker.sh" start
+}
+
+# kind_node_image 決定 kind 測試的節點映像檔：KIND_NODE_IMAGE 有設定就用它；否則是 kind 以 digest 釘選的上游映像檔，
+# 只要它已經在 daemon 裡或拉得下來；都不行（連不到 registry）時，用 scripts/build-kind-node-image.sh 從原始碼建出
+# （或從快取載入）的那一個。
+# kind_node_image picks the kind tests' node image: KIND_NODE_IMAGE when it is set; else the upstream image kind pins by
+# digest, when the daemon has it or can pull it; when neither works (no registry reachable), the one
+# scripts/build-kind-node-image.sh builds from source (or loads from its cache).
+kind_node_image() {
+  if [[ "${KIND_NODE_IMAGE}" != "${KIND_PINNED_NODE_IMAGE}" ]]; then
+    log "using KIND_NODE_IMAGE=${KIND_NODE_IMAGE}"
+  elif docker image inspect "${KIND_PINNED_NODE_IMAGE}" >/dev/null 2>&1 || docker pull --quiet "${KIND_PINNED_NODE_IMAGE}" >/dev/null 2>&1; then
+    log "using kind's pinned node image ${KIND_PINNED_NODE_IMAGE}"
+  else
+    log "kind's pinned node image cannot be pulled here (no registry reachable), so using one built from source"
+    KIND_NODE_IMAGE="$("${REPO_ROOT}/scripts/build-kind-node-image.sh" | tail -n 1)"
+  fi
+  printf '%s\n' "${KIND_NODE_IMAGE}"
 }
 
 main() {
+  trap cleanup EXIT
   phase "checking tools"
   ensure_tools
   phase "building (or reusing) the local control plane"
@@ -81,6 +132,18 @@ main() {
   # Benchmarks do not run under go test ./...; one round proves this one still measures (1000 pods, about 10 s).
   phase "the step 05 Transform benchmark, one round"
   (cd "${REPO_ROOT}" && go test -count=1 -run '^$' -bench CachedPodHeap -benchtime 1x ./step05-shared-informer)
+  if [[ "${TEST_KIND}" == no ]]; then
+    phase "all checks passed, except the kind tests: TEST_KIND=no left them out"
+    return
+  fi
+  [[ "${TEST_KIND}" == yes ]] || die "TEST_KIND must be yes or no, not '${TEST_KIND}'"
+  phase "the kind tests: a Docker daemon and a node image"
+  ensure_docker
+  local image
+  image="$(kind_node_image)"
+  phase "the walkthrough and the steps on a kind cluster (${image})"
+  # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
+  (cd "${REPO_ROOT}" && INFORMER_LAB_KIND_NODE_IMAGE="${image}" go test -count=1 -tags kind -run 'OnKind' ${GO_TEST_FLAGS} ./scripts)
   phase "all checks passed"
 }
 
