@@ -121,6 +121,12 @@ main() {
   trap cleanup EXIT
   phase "checking tools"
   ensure_tools
+  case "${TEST_KIND}" in
+  # 先確認 kind 的測試跑得成，免得幾分鐘之後才失敗。 / Make sure the kind tests can run first, rather than fail minutes later.
+  yes) ensure_docker ;;
+  no) ;;
+  *) die "TEST_KIND must be yes or no, not '${TEST_KIND}'" ;;
+  esac
   phase "building (or reusing) the local control plane"
   "${REPO_ROOT}/scripts/build-controlplane.sh"
   phase "static checks"
@@ -136,9 +142,7 @@ main() {
     phase "all checks passed, except the kind tests: TEST_KIND=no left them out"
     return
   fi
-  [[ "${TEST_KIND}" == yes ]] || die "TEST_KIND must be yes or no, not '${TEST_KIND}'"
-  phase "the kind tests: a Docker daemon and a node image"
-  ensure_docker
+  phase "the kind tests: the node image"
   local image
   image="$(kind_node_image)"
   phase "the walkthrough and the steps on a kind cluster (${image})"
