@@ -402,3 +402,49 @@ func TestSceneBadInput(t *testing.T) {
 		t.Errorf("scene -h: %v\n%s", err, out)
 	}
 }
+
+// 情境：節點映像檔與 CI daemon 的兩個腳本，錯誤的輸入各只得到一行說明與非零的結束碼，
+// 而且什麼都沒做；--print-name 印出的名稱帶著 Kubernetes 的版本與輸入的雜湊，兩次一樣。
+//
+// The story: the node image script and the CI daemon script each answer bad
+// input with one line and a non-zero exit, having done nothing; --print-name
+// prints a name carrying the Kubernetes version and a hash of the inputs, the
+// same twice.
+func TestKindScriptsBadInput(t *testing.T) {
+	l := newLab(t, "lab-bad-input")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"build-kind-node-image.sh", "--bogus"}, "build-kind-node-image: error: unknown argument '--bogus' (usage: "},
+		{[]string{"ci-docker.sh"}, "ci-docker: error: usage: "},
+		{[]string{"ci-docker.sh", "restart"}, "ci-docker: error: usage: "},
+	} {
+		cmd := exec.Command("bash", c.args...)
+		cmd.Env = l.env
+		out, err := cmd.CombinedOutput()
+		if exitErr, ok := err.(*exec.ExitError); !ok || exitErr.ExitCode() != 1 {
+			t.Errorf("%v: %v; want exit status 1", c.args, err)
+		}
+		if strings.Count(string(out), "\n") != 1 || !strings.HasPrefix(string(out), c.want) {
+			t.Errorf("%v: output %q; want one line starting %q", c.args, out, c.want)
+		}
+	}
+	printName := func() string {
+		cmd := exec.Command("bash", "build-kind-node-image.sh", "--print-name")
+		cmd.Env = l.env
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("build-kind-node-image.sh --print-name: %v", err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	name := regexp.MustCompile(`^localhost/informer-walkthrough/kind-node:v1\.37\.\d+-[0-9a-f]{12}$`)
+	first := printName()
+	if !name.MatchString(first) {
+		t.Errorf("--print-name = %q; want a match for %s", first, name)
+	}
+	if again := printName(); again != first {
+		t.Errorf("--print-name gave %q, then %q", first, again)
+	}
+}
