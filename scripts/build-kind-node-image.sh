@@ -55,17 +55,18 @@ cleanup() {
   [[ -z "${WORK}" ]] || rm -rf "${WORK}"
 }
 
-# node_image_key 是映像檔內容所有輸入的雜湊：這個腳本、scripts/kind-node、runc 包裝、兩個 go.mod 的版本與 Go 的版本。
-# 任何一個變了，映像檔的名稱就變，舊的快取不會被誤用。
-# node_image_key hashes every input of the image: this script, scripts/kind-node, the runc wrapper, the versions in both
-# go.mod files, and the Go version. When any of them changes the image name changes, so a stale cache is never used.
+# node_image_key 是映像檔內容所有輸入的雜湊：這個腳本、scripts/kind-node（README 除外）、runc 包裝、兩個 go.mod
+# 的版本與 Go 的版本。任何一個變了，映像檔的名稱就變，舊的快取不會被誤用。
+# node_image_key hashes every input of the image: this script, scripts/kind-node (its README aside), the runc wrapper, the
+# versions in both go.mod files, and the Go version. When any of them changes the image name changes, so a stale cache is
+# never used.
 node_image_key() {
   (
     cd "${REPO_ROOT}" || exit 1
     go env GOVERSION GOARCH
     grep -h 'sigs.k8s.io/kind ' go.mod
     find scripts/build-kind-node-image.sh scripts/kind-node scripts/ci-docker/runc-capbnd-wrapper \
-      scripts/controlplane/go.mod scripts/controlplane/go.sum -type f | LC_ALL=C sort |
+      scripts/controlplane/go.mod scripts/controlplane/go.sum -type f ! -name '*.md' | LC_ALL=C sort |
       while IFS= read -r file; do
         printf '%s\n' "${file}"
         cat "${file}"
