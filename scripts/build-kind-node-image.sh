@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build-kind-node-image.sh：不經任何容器 registry，從釘選的原始碼與 Debian 套件建出 kind v0.33.0 的節點映像檔
-# （Kubernetes 與 kube-apiserver 同一版），給連不到 registry 的機器用：CI、沒有網路的工作坊教室。
+# （Kubernetes 版本與本機叢集的 kube-apiserver 相同），給連不到 registry 的機器用：CI、沒有網路的工作坊教室。
 # 連得上網路的學習者不需要它：cluster-up.sh 預設用 kind 以 digest 釘選的上游映像檔。
 # Build a kind v0.33.0 node image from pinned sources and Debian packages, without any container registry
 # (the same Kubernetes version as the local kube-apiserver), for machines that cannot reach a registry: CI,
@@ -55,7 +55,7 @@ cleanup() {
   [[ -z "${WORK}" ]] || rm -rf "${WORK}"
 }
 
-# node_image_key 是映像檔內容所有輸入的雜湊：這個腳本、scripts/kind-node（README 除外）、runc 包裝、兩個 go.mod
+# node_image_key 是映像檔內容所有輸入的雜湊：這個腳本、scripts/kind-node（README 除外）、runc 包裝程式、兩個 go.mod
 # 的版本與 Go 的版本。任何一個變了，映像檔的名稱就變，舊的快取不會被誤用。
 # node_image_key hashes every input of the image: this script, scripts/kind-node (its README aside), the runc wrapper, the
 # versions in both go.mod files, and the Go version. When any of them changes the image name changes, so a stale cache is
@@ -436,7 +436,7 @@ node_image() {
   done
   docker exec "${id}" ctr --namespace=k8s.io images list -q | grep -v '@sha256:\|^sha256:' | sed 's/^/  in the node: /' >&2
   docker exec "${id}" pkill containerd
-  # PID 1 是 sleep，不會收屍，所以殭屍行程也算已經結束。 / PID 1 is sleep, which reaps nothing, so a zombie counts as gone.
+  # PID 1 是 sleep，不會回收子行程，所以殭屍行程也算已經結束。 / PID 1 is sleep, which reaps nothing, so a zombie counts as gone.
   docker exec "${id}" sh -c 'for i in $(seq 50); do ps -C containerd -o stat= | grep -qv "^Z" || exit 0; sleep 0.2; done; exit 1' ||
     die "containerd did not stop in the build container"
   docker commit \

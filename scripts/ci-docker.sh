@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci-docker.sh：只給 CI 與同類機器用（見 scripts/ci-docker/README.md）：以 root 啟動一個 Docker daemon，之後只停掉自己啟動的那一個。
+# ci-docker.sh：只給 CI 與同類機器用（見 scripts/ci-docker/README.md）。以 root 啟動一個 Docker daemon，之後只停掉自己啟動的那一個。
 # For CI and machines like it only (see scripts/ci-docker/README.md): start a Docker daemon as root, and later stop exactly the one it started.
 #
 #   sudo scripts/ci-docker.sh start   install Debian's docker.io when dockerd is missing, start dockerd, wait until it answers
@@ -11,7 +11,7 @@ set -o errexit -o nounset -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # 設定（可用環境變數覆寫）/ Settings (override with environment variables)
-# 記錄檔與 PID 檔的目錄。 / Where the log and the PID file go.
+# log 與 PID 檔的目錄。 / Where the log and the PID file go.
 CI_DOCKER_DIR="${CI_DOCKER_DIR:-/run/informer-walkthrough-ci-docker}"
 # 等待 daemon 回應，以及等待它結束的上限（秒）。 / How long to wait for the daemon to answer, and to exit (seconds).
 CI_DOCKER_TIMEOUT="${CI_DOCKER_TIMEOUT:-60}"
@@ -42,7 +42,7 @@ start() {
   fi
   mkdir -p "${CI_DOCKER_DIR}"
   local args=(
-    # docker 內建的 DNS（kind 的網路用它）把不認得的名稱轉給這個位址：主機自己的 docker0，那裡沒有東西在聽，
+    # docker 內建的 DNS（kind 的網路用它）把不認得的名稱轉給這個位址：主機自己的 docker0，那裡沒有任何服務在監聽，
     # 所以節點與 Pod 的查詢不會離開這台機器（這裡對外的名稱本來就查不到）。
     # Docker's embedded DNS (kind's network uses it) forwards names it does not know to this address: the host's own
     # docker0, where nothing listens, so lookups from nodes and pods never leave this machine (outside names do not resolve here anyway).

@@ -27,13 +27,14 @@ import (
 
 // 情境：Docker 有回應時，cluster-up.sh（CLUSTER=auto）選 kind 並說明原因；叢集像真的一樣；
 // 導覽在它上面跑完每一步，每一步都看到 demo 從 Pending 變成 Running；重啟 kube-apiserver 容器後，
-// 步驟 01 得到 410 並重新 List；cluster-down.sh 不留下任何容器、目錄或 context。
+// 步驟 01 得到 410 並重新 List，或遇上 403 以一行結束；cluster-down.sh 不留下任何容器、目錄或 context。
 //
 // The story: with Docker answering, cluster-up.sh (CLUSTER=auto) picks kind
 // and says why; the cluster behaves like a real one; the walkthrough runs
 // every step on it, and every step sees demo go from Pending to Running;
 // after the kube-apiserver container restarts, step 01 gets a 410 and lists
-// again; cluster-down.sh leaves no container, directory or context.
+// again, or meets a 403 and ends with one line; cluster-down.sh leaves no
+// container, directory or context.
 func TestClusterOnKind(t *testing.T) {
 	image := os.Getenv("INFORMER_LAB_KIND_NODE_IMAGE")
 	if image == "" {
@@ -199,8 +200,8 @@ func kubeletWritesMore(t *testing.T, s section, node string) {
 // restartOnKind 讓步驟 01 與 02 看著叢集，重啟 kube-apiserver 容器。kind 的 kubeconfig 使用者
 // kubernetes-admin 的權限來自 RBAC 的 ClusterRoleBinding，剛啟動的 kube-apiserver 在授權快取就緒之前
 // 回應 403 Forbidden；本機叢集的使用者在 system:masters 群組，不經 RBAC，所以沒有這段空窗。
-// 步驟 01 只重試「沒有回應」，它要嘛在空窗後重新連上、得到 410 並重新 List，要嘛遇上 403 就以一行結束；
-// 步驟 02 的 Reflector 兩種情況都撐過去：記下 Failed to watch，重新 List，之後的變化照常送達。
+// 步驟 01 只重試「沒有回應」，它不是在空窗後重新連上、得到 410 並重新 List，就是遇上 403 而以一行結束；
+// 步驟 02 的 Reflector 兩種情況都撐過去：在 log 裡寫下 Failed to watch，重新 List，之後的變化照常送達。
 //
 // restartOnKind has steps 01 and 02 watch the cluster and restarts the
 // kube-apiserver container. kind's kubeconfig user, kubernetes-admin, gets its
@@ -261,7 +262,7 @@ func restartOnKind(t *testing.T, l *lab, cs kubernetes.Interface) {
 	t.Logf("step 01 reconnected after the 403 window and got a 410")
 }
 
-// startOnKind 建置並在背景執行一個步驟，連到實驗室的 kubeconfig。 / startOnKind builds a step and runs it in the background against the lab's kubeconfig.
+// startOnKind 建置並在背景執行一個步驟，使用這個 lab 叢集的 kubeconfig。 / startOnKind builds a step and runs it in the background against the lab's kubeconfig.
 func startOnKind(t *testing.T, l *lab, step string) (*testenv.Output, <-chan struct{}) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), step)

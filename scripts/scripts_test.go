@@ -54,7 +54,7 @@ func newLab(t *testing.T, name string) *lab {
 	return newLabEnv(t, name, "PATH="+fakeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
-// newLabEnv 跟 newLab 一樣，但用這台機器真的 docker，再加上 env 裡的設定。
+// newLabEnv 跟 newLab 一樣，但用這台機器上真正的 docker，再加上 env 裡的設定。
 //
 // newLabEnv is newLab with this machine's real docker, plus the settings in env.
 func newLabEnv(t *testing.T, name string, env ...string) *lab {
@@ -403,7 +403,7 @@ func TestSceneBadInput(t *testing.T) {
 	}
 }
 
-// 情境：節點映像檔與 CI daemon 的兩個腳本，錯誤的輸入各只得到一行說明與非零的結束碼，
+// 情境：節點映像檔與 CI daemon 的兩個腳本遇到錯誤的輸入時，各自只印出一行說明並以非零結束碼結束，
 // 而且什麼都沒做；--print-name 印出的名稱帶著 Kubernetes 的版本與輸入的雜湊，兩次一樣。
 //
 // The story: the node image script and the CI daemon script each answer bad

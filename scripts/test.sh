@@ -17,7 +17,7 @@ GO_TEST_FLAGS="${GO_TEST_FLAGS:-}"
 # yes: also run the walkthrough and every step on a kind cluster (the default); no: leave them out, and the last line says so.
 TEST_KIND="${TEST_KIND:-yes}"
 
-# 這次執行啟動的 Docker daemon（由 scripts/ci-docker.sh 啟動），結束時停掉。 / Whether this run started a Docker daemon (through scripts/ci-docker.sh), to stop it at the end.
+# 這次執行是否啟動了 Docker daemon（由 scripts/ci-docker.sh 啟動）；是的話，結束時停掉。 / Whether this run started a Docker daemon (through scripts/ci-docker.sh), to stop it at the end.
 STARTED_DOCKER=""
 
 STARTED=${SECONDS}
@@ -122,7 +122,7 @@ main() {
   phase "checking tools"
   ensure_tools
   case "${TEST_KIND}" in
-  # 先確認 kind 的測試跑得成，免得幾分鐘之後才失敗。 / Make sure the kind tests can run first, rather than fail minutes later.
+  # 先確認 kind 的測試能跑，免得幾分鐘之後才失敗。 / Make sure the kind tests can run first, rather than fail minutes later.
   yes) ensure_docker ;;
   no) ;;
   *) die "TEST_KIND must be yes or no, not '${TEST_KIND}'" ;;
