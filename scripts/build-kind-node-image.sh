@@ -118,6 +118,17 @@ ensure_build_tools() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# module_dir 印出模組在模組快取裡的目錄（用法：module_dir <repo 裡的模組目錄> <模組>），還沒下載就先下載：
+# go list -m 對還沒下載的模組只印出空字串。
+# module_dir prints a module's directory in the module cache (usage: module_dir <module dir in the repo> <module>),
+# downloading it first when needed: go list -m prints an empty string for a module not downloaded yet.
+module_dir() {
+  local dir
+  dir="$(cd "${REPO_ROOT}/$1" && go mod download "$2" && go list -m -f '{{.Dir}}' "$2")" || die "cannot download $2"
+  [[ -d "${dir}" ]] || die "no directory for $2 in the module cache"
+  printf '%s\n' "${dir}"
+}
+
 # file_is_static 在執行檔不需要動態連結器時成功。 / file_is_static succeeds when the executable needs no dynamic loader.
 file_is_static() {
   ! ldd "$1" >/dev/null 2>&1
@@ -165,7 +176,7 @@ build_binaries() {
 
   # pause 是 Kubernetes 原始碼裡的一個 C 程式，靜態連結。 / pause is a C program in Kubernetes' source, linked statically.
   local kubernetes
-  kubernetes="$(cd "${REPO_ROOT}/scripts/controlplane" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)"
+  kubernetes="$(module_dir scripts/controlplane k8s.io/kubernetes)"
   gcc -Os -Wall -Werror -static -DVERSION="$(kube_version)" -o "${out}/pause" "${kubernetes}/build/pause/linux/pause.c"
   strip "${out}/pause"
 }
@@ -176,7 +187,7 @@ image_names() {
   "${WORK}/bin/kubeadm" config images list --kubernetes-version "$(kube_version)" >"${WORK}/kubeadm-images.txt"
   grep -qx "registry.k8s.io/coredns/coredns:${COREDNS_VERSION}" "${WORK}/kubeadm-images.txt" ||
     die "kubeadm $(kube_version) wants $(grep coredns "${WORK}/kubeadm-images.txt"), not CoreDNS ${COREDNS_VERSION}: update COREDNS_VERSION in $0"
-  kind_dir="$(cd "${REPO_ROOT}" && go list -m -f '{{.Dir}}' sigs.k8s.io/kind)"
+  kind_dir="$(module_dir . sigs.k8s.io/kind)"
   (cd "${REPO_ROOT}/scripts/kind-node" && go run ./manifests "${kind_dir}" "${WORK}/manifests") >"${WORK}/kind-images.txt"
 }
 
@@ -190,7 +201,7 @@ image_of() {
 # 4. 節點的作業系統：debootstrap 一個 Debian，加上 kind base 映像檔的檔案與設定。 / 4. The node's OS: debootstrap Debian, plus kind's base image files and settings.
 make_rootfs() {
   local root="${WORK}/rootfs" files
-  files="$(cd "${REPO_ROOT}" && go list -m -f '{{.Dir}}' sigs.k8s.io/kind)/images/base/files"
+  files="$(module_dir . sigs.k8s.io/kind)/images/base/files"
   with_progress "debootstrapping Debian ${DEBIAN_SUITE}" debootstrap --variant=minbase \
     --include=systemd,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,fuse-overlayfs,e2fsprogs,bash,ca-certificates,curl,jq,procps,socat,ebtables \
     "${DEBIAN_SUITE}" "${root}" "${DEBIAN_MIRROR}"

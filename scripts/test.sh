@@ -99,12 +99,13 @@ ensure_docker() {
   "${REPO_ROOT}/scripts/ci-docker.sh" start
 }
 
-# kind_node_image 決定 kind 測試的節點映像檔：KIND_NODE_IMAGE 有設定就用它；否則是 kind 以 digest 釘選的上游映像檔，
-# 只要它已經在 daemon 裡或拉得下來；都不行（連不到 registry）時，用 scripts/build-kind-node-image.sh 從原始碼建出
-# （或從快取載入）的那一個。
-# kind_node_image picks the kind tests' node image: KIND_NODE_IMAGE when it is set; else the upstream image kind pins by
-# digest, when the daemon has it or can pull it; when neither works (no registry reachable), the one
-# scripts/build-kind-node-image.sh builds from source (or loads from its cache).
+# kind_node_image 決定 kind 測試的節點映像檔，寫進 KIND_NODE_IMAGE：有設定就用它；否則是 kind 以 digest 釘選的
+# 上游映像檔，只要它已經在 daemon 裡或拉得下來；都不行（連不到 registry）時，用 scripts/build-kind-node-image.sh
+# 從原始碼建出（或從快取載入）的那一個。它不在 $(…) 裡呼叫，建置失敗時 errexit 才會讓 test.sh 停下。
+# kind_node_image picks the kind tests' node image into KIND_NODE_IMAGE: the one set there, if any; else the upstream
+# image kind pins by digest, when the daemon has it or can pull it; when neither works (no registry reachable), the one
+# scripts/build-kind-node-image.sh builds from source (or loads from its cache). It is not called inside $(…), so that
+# errexit stops test.sh when the build fails.
 kind_node_image() {
   if [[ "${KIND_NODE_IMAGE}" != "${KIND_PINNED_NODE_IMAGE}" ]]; then
     log "using KIND_NODE_IMAGE=${KIND_NODE_IMAGE}"
@@ -114,7 +115,7 @@ kind_node_image() {
     log "kind's pinned node image cannot be pulled here (no registry reachable), so using one built from source"
     KIND_NODE_IMAGE="$("${REPO_ROOT}/scripts/build-kind-node-image.sh" | tail -n 1)"
   fi
-  printf '%s\n' "${KIND_NODE_IMAGE}"
+  [[ -n "${KIND_NODE_IMAGE}" ]] || die "no node image for the kind tests"
 }
 
 main() {
@@ -143,11 +144,10 @@ main() {
     return
   fi
   phase "the kind tests: the node image"
-  local image
-  image="$(kind_node_image)"
-  phase "the walkthrough and the steps on a kind cluster (${image})"
+  kind_node_image
+  phase "the walkthrough and the steps on a kind cluster (${KIND_NODE_IMAGE})"
   # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
-  (cd "${REPO_ROOT}" && INFORMER_LAB_KIND_NODE_IMAGE="${image}" go test -count=1 -tags kind -run 'OnKind' ${GO_TEST_FLAGS} ./scripts)
+  (cd "${REPO_ROOT}" && INFORMER_LAB_KIND_NODE_IMAGE="${KIND_NODE_IMAGE}" go test -count=1 -tags kind -run 'OnKind' ${GO_TEST_FLAGS} ./scripts)
   phase "all checks passed"
 }
 
