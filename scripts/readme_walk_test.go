@@ -143,7 +143,18 @@ func TestREADMEsInOrder(t *testing.T) {
 	for _, w := range walks {
 		t.Logf("%s: %s", w.readme, w.name)
 		got := l.walk(w)
-		if msg := compareWalk(w, got); msg != "" {
+		msg := compareWalk(w, got)
+		// 機器很忙時，scheduler 可能在步驟處理 Add 之前就綁定了 Pod，兩個變化落在同一批（CI 的冷啟動看過一次）。
+		// 學習者照 README 做，在閒置的機器上看到的是 README 的輸出；這裡重走一次，並把第一次的差異記在 log 裡。
+		// On a busy machine the scheduler may bind the pod before the step handles the Add, so both changes land in
+		// one batch (a cold CI run saw it once). A learner following the README on an idle machine sees the README's
+		// output; here the walk runs once more, and the first difference goes to the log.
+		if msg != "" {
+			t.Logf("%s, %s: %s; walking it once more\n--- got\n%s", w.readme, w.name, msg, strings.Join(got, "\n"))
+			got = l.walk(w)
+			msg = compareWalk(w, got)
+		}
+		if msg != "" {
 			t.Fatalf("%s, %s: %s\n--- README\n%s\n--- got\n%s", w.readme, w.name, msg, strings.Join(w.want, "\n"), strings.Join(got, "\n"))
 		}
 	}
