@@ -86,18 +86,17 @@ with_progress() {
   logfile="${WORK}/$(printf '%s' "${label}" | tr -c 'a-zA-Z0-9' '-').log"
   "$@" >"${logfile}" 2>&1 &
   pid=$!
-  while kill -0 "${pid}" 2>/dev/null; do
-    for _ in $(seq "${PROGRESS_EVERY}"); do
-      kill -0 "${pid}" 2>/dev/null || break
-      sleep 1
-    done
-    ! kill -0 "${pid}" 2>/dev/null || log "still ${label}, $(seconds_since "${started}") so far"
-  done
-  if ! wait "${pid}"; then
+  if ! every_while "${pid}" with_progress_line; then
     tail -n 20 "${logfile}" >&2
     die "${label} failed (its last lines are above)"
   fi
   log "done ${label} in $(seconds_since "${started}")"
+}
+
+# with_progress_line 是 with_progress 的進度訊息；它讀 with_progress 的區域變數（bash 的動態作用域）。
+# with_progress_line is with_progress's progress line; it reads with_progress's local variables (bash scopes dynamically).
+with_progress_line() {
+  log "still ${label}, $(seconds_since "${started}") so far"
 }
 
 # 1. 建置需要的工具；以 root 在 Debian 上缺什麼就裝什麼。 / 1. The tools building needs; as root on Debian, install what is missing.

@@ -112,6 +112,31 @@ helper_bin() {
 # 建置時，進度訊息的間隔秒數。 / Seconds between progress lines while building.
 PROGRESS_EVERY="${PROGRESS_EVERY:-20}"
 
+# every_while 在背景行程 PID 還在執行時，每 PROGRESS_EVERY 秒執行一次其餘的參數（一個回報進度的指令）；
+# 行程結束後，以它的結束碼回傳。go_build 與 build-kind-node-image.sh 都用它。
+# every_while runs the remaining arguments (a command that reports progress) every PROGRESS_EVERY seconds while the
+# background process PID runs, and returns with that process's exit status. go_build and build-kind-node-image.sh use it.
+every_while() {
+  local pid="$1"
+  shift
+  while kill -0 "${pid}" 2>/dev/null; do
+    for _ in $(seq "${PROGRESS_EVERY}"); do
+      kill -0 "${pid}" 2>/dev/null || break
+      sleep 1
+    done
+    if kill -0 "${pid}" 2>/dev/null; then
+      "$@"
+    fi
+  done
+  wait "${pid}"
+}
+
+# go_build_progress 是 go_build 的進度訊息；它讀 go_build 的區域變數（bash 的動態作用域）。
+# go_build_progress is go_build's progress line; it reads go_build's local variables (bash scopes dynamically).
+go_build_progress() {
+  log "still building ${label}: $(grep -vc '^go: ' "${logfile}" || true) of at most ${total} packages compiled, $(seconds_since "${started}") so far"
+}
+
 # go_build 在 DIR 裡執行 go build -v，並每 PROGRESS_EVERY 秒回報一次進度：編譯了幾個套件（總數來自
 # go list -deps，快取裡已有的不必再編譯，所以實際常常少於總數）、花了多久。go build 本身會好幾分鐘都沒有輸出。
 # 用法：go_build 目錄 輸出 標籤 ldflags 套件…；輸出以 / 結尾時是目錄（一次建置好幾個執行檔）。
@@ -120,7 +145,7 @@ PROGRESS_EVERY="${PROGRESS_EVERY:-20}"
 # time taken. go build itself stays silent for minutes.
 # Usage: go_build dir output label ldflags package…; an output ending in / is a directory (several binaries at once).
 go_build() {
-  local dir="$1" out="$2" label="$3" ldflags="$4" started=${SECONDS} total count logfile pid
+  local dir="$1" out="$2" label="$3" ldflags="$4" started=${SECONDS} total logfile pid
   shift 4
   log "building ${label} ($*)"
   total="$(cd "${dir}" && go list -deps "$@" | grep -c .)" || die "go list -deps $* failed in ${dir}"
@@ -129,17 +154,7 @@ go_build() {
   pid=$!
   # 被中斷時連同 go build 一起停下。 / When interrupted, stop the go build too.
   trap 'kill "${pid}" 2>/dev/null; rm -f "${logfile}"; exit 130' INT TERM
-  while kill -0 "${pid}" 2>/dev/null; do
-    for _ in $(seq "${PROGRESS_EVERY}"); do
-      kill -0 "${pid}" 2>/dev/null || break
-      sleep 1
-    done
-    if kill -0 "${pid}" 2>/dev/null; then
-      count="$(grep -vc '^go: ' "${logfile}" || true)"
-      log "still building ${label}: ${count} of at most ${total} packages compiled, $(seconds_since "${started}") so far"
-    fi
-  done
-  if ! wait "${pid}"; then
+  if ! every_while "${pid}" go_build_progress; then
     trap - INT TERM
     tail -n 20 "${logfile}" >&2
     rm -f "${logfile}"
