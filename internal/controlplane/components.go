@@ -79,8 +79,10 @@ func (cp *ControlPlane) startComponents(binDir string, verbose bool) error {
 	if err := os.WriteFile(rootCA, cp.Config.CAData, 0o600); err != nil {
 		return err
 	}
+	// 元件連的是 back：主要的 API server 重新啟動時，它們不受影響（見 RestartAPIServer）。
+	// The components talk to back: when the main API server restarts they are not affected (see RestartAPIServer).
 	kubeconfigFor := func(user envtest.User) (string, error) {
-		cfg, err := cp.env.ControlPlane.APIServer.SecureServing.AddUser(user, cp.Config)
+		cfg, err := cp.env.ControlPlane.APIServer.SecureServing.AddUser(user, cp.backConfig)
 		if err != nil {
 			return "", err
 		}

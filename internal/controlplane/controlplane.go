@@ -165,7 +165,16 @@ type Options struct {
 //
 // ControlPlane is a running local control plane.
 type ControlPlane struct {
-	env        *envtest.Environment
+	env *envtest.Environment
+	// back 是擬真叢集裡元件（controller-manager、scheduler、kwok）連的第二個 kube-apiserver，
+	// 跟主要的共用 etcd 與憑證；RestartAPIServer 只重新啟動主要的那個，元件因此不受影響。
+	//
+	// back is the second kube-apiserver the realistic cluster's components
+	// (controller-manager, scheduler, kwok) talk to, sharing etcd and
+	// certificates with the main one; RestartAPIServer restarts only the main
+	// one, so the components never notice.
+	back       *envtest.APIServer
+	backConfig *rest.Config
 	dir        string
 	ownsDir    bool
 	components []*component
@@ -225,7 +234,7 @@ func Start(opts Options) (*ControlPlane, error) {
 		}
 	}
 
-	// 憑證目錄固定下來（不讓 envtest 自行配置），這樣重啟 API server 時
+	// 憑證目錄固定下來（不讓 envtest 自行配置），這樣重新啟動 API server 時
 	// 沿用同一組 CA 與同一個埠，既有的用戶端不會失效。
 	// The certificate directory is ours (not one envtest allocates), so that a
 	// restarted API server keeps the same CA and port and existing clients
@@ -241,6 +250,9 @@ func Start(opts Options) (*ControlPlane, error) {
 	// watches to finish, and an informer's watch never does. This makes it
 	// close the watches itself, so it stops within seconds.
 	api.Configure().Set("shutdown-watch-termination-grace-period", "2s")
+	// 兩個 API server 簽發的 ServiceAccount token 要彼此認得：同一把金鑰（sibling 複製過去），同一個 issuer。
+	// Tokens either API server issues must be valid on the other: the same key (sibling copies it), the same issuer.
+	api.Configure().Set("service-account-issuer", serviceAccountIssuer)
 	if opts.Realistic {
 		configureRealistic(api, pki)
 	}
@@ -276,6 +288,10 @@ func Start(opts Options) (*ControlPlane, error) {
 	// client behaves as it would against any cluster.
 	cp.Config.QPS, cp.Config.Burst = 0, 0
 	if opts.Realistic {
+		if cp.back, cp.backConfig, err = cp.sibling(true); err != nil {
+			_ = cp.Stop()
+			return nil, err
+		}
 		if err := cp.startComponents(binDir, opts.Verbose); err != nil {
 			_ = cp.Stop()
 			return nil, fmt.Errorf("starting the cluster's components: %w", err)
@@ -302,34 +318,36 @@ func (cp *ControlPlane) Port() int {
 // Dir is where the certificates and etcd data live.
 func (cp *ControlPlane) Dir() string { return cp.dir }
 
-// StopAPIServer 只停止 kube-apiserver（etcd 繼續保存資料），用來模擬 API server 中斷。
+// serviceAccountIssuer 是兩個 API server 共用的 ServiceAccount token issuer，跟 kubeadm 的預設相同。
 //
-// StopAPIServer stops kube-apiserver alone (etcd keeps the data), to simulate
-// an API server outage.
-func (cp *ControlPlane) StopAPIServer() error {
-	return cp.env.ControlPlane.APIServer.Stop()
-}
+// serviceAccountIssuer is the ServiceAccount token issuer both API servers
+// share, kubeadm's default.
+const serviceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
 
-// StartAPIServer 在同一個埠、同一組憑證上再把 kube-apiserver 啟動起來。
+// sibling 在同一個 etcd 上再啟動一個 kube-apiserver，就像高可用性（HA）控制平面的另一個副本：
+// 同一組服務憑證、ServiceAccount 金鑰與用戶端 CA，所以同一份憑證兩邊都能用，只有埠不同。
+// 回傳它與一份連到它的 admin 設定。
 //
-// StartAPIServer starts kube-apiserver again on the same port with the same
-// certificates.
-func (cp *ControlPlane) StartAPIServer() error {
-	return cp.env.ControlPlane.APIServer.Start()
-}
-
-// StartExtraAPIServer 在同一個 etcd 上再啟動一個 kube-apiserver（就像高可用性（HA）叢集裡的
-// 另一個副本），讓測試在主要的 API server 停機時仍能修改資料。
-//
-// StartExtraAPIServer starts one more kube-apiserver on the same etcd (like
-// another replica in a highly available cluster), so a test can still change
-// data while the main API server is down.
-func (cp *ControlPlane) StartExtraAPIServer() (cfg *rest.Config, stop func() error, err error) {
-	dir, err := os.MkdirTemp(cp.dir, "extra-apiserver-")
+// sibling starts one more kube-apiserver on the same etcd, like another
+// replica of a highly available control plane: the same serving
+// certificate, ServiceAccount keys and client CA, so one set of credentials
+// works on both; only the port differs. It returns the server and an admin
+// config for it.
+func (cp *ControlPlane) sibling(realistic bool) (*envtest.APIServer, *rest.Config, error) {
+	main := cp.env.ControlPlane.APIServer
+	dir, err := os.MkdirTemp(cp.dir, "apiserver-")
 	if err != nil {
 		return nil, nil, err
 	}
-	main := cp.env.ControlPlane.APIServer
+	for _, f := range []string{"apiserver.crt", "apiserver.key", "sa-signer.crt", "sa-signer.key"} {
+		data, err := os.ReadFile(filepath.Join(main.CertDir, f))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, f), data, 0o600)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 	api := &envtest.APIServer{
 		CertDir:      dir,
 		EtcdURL:      cp.env.ControlPlane.Etcd.URL,
@@ -340,50 +358,68 @@ func (cp *ControlPlane) StartExtraAPIServer() (cfg *rest.Config, stop func() err
 		Err:          main.Err,
 	}
 	api.SecureServing.Address = "127.0.0.1"
-	if err := api.Start(); err != nil {
+	api.SecureServing.Authn = main.SecureServing.Authn
+	api.SecureServing.CA = main.SecureServing.CA
+	api.Configure().Set("shutdown-watch-termination-grace-period", "2s")
+	api.Configure().Set("service-account-issuer", serviceAccountIssuer)
+	if realistic {
+		configureRealistic(api, dir)
+	}
+	err = api.Start()
+	// 共用的用戶端 CA 物件記著最後設定它的目錄；主要的 API server 之後重新啟動時要找回自己的。
+	// The shared client CA object remembers the directory last configured; point it back at the main server's for its restarts.
+	if cfgErr := main.SecureServing.Authn.Configure(main.CertDir, main.Configure()); err == nil {
+		err = cfgErr
+	}
+	if err != nil {
 		_ = api.Stop()
 		return nil, nil, fmt.Errorf("starting a second kube-apiserver: %w", err)
 	}
-	cfg, err = api.SecureServing.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, &rest.Config{})
-	if err != nil {
-		_ = api.Stop()
-		return nil, nil, err
-	}
+	cfg := rest.CopyConfig(cp.Config)
 	cfg.Host = api.SecureServing.URL("https", "").String()
-	cfg.CAData = api.SecureServing.CA
-	return cfg, api.Stop, nil
+	return api, cfg, nil
 }
 
-// RestartAPIServer 重新啟動 kube-apiserver，etcd 保持不動：先在同一個 etcd 上啟動第二個
-// API server，停掉主要的，呼叫 whileDown（拿到第二個的設定，可在停機期間修改資料），
-// 再在同一個埠、同一組憑證上啟動主要的，最後停掉第二個。新的 API server 的 watch cache
-// 從 etcd 目前的 revision 開始，所以從重啟前的 resourceVersion 開始的 watch 會得到 410。
+// RestartAPIServer 重新啟動主要的 kube-apiserver，etcd 不動，並在停機期間以另一個 API server 的設定
+// 呼叫 whileDown（在停機時修改資料用）：擬真叢集用元件連的那一個，只有 API server 的叢集臨時啟動一個。
+// 新的 API server 的 watch cache 從 etcd 目前的 revision 開始，所以從重新啟動前的 resourceVersion
+// 開始的 watch 會得到 410。元件連的是另一個副本，不會經歷這次中斷：它們在重新啟動的 API server
+// 就緒之前會收到 403（RBAC 快取還沒同步），而 client-go 的退避要兩分鐘沒有失敗才歸零，接連幾次重新啟動
+// 會讓 scheduler 等上一分鐘才排程。
 //
-// RestartAPIServer restarts kube-apiserver and leaves etcd alone: it starts a
-// second API server on the same etcd, stops the main one, calls whileDown
-// (with the second one's config, to change data during the outage), starts
-// the main one again on the same port with the same certificates, and stops
-// the second one. The new API server's watch cache starts at etcd's current
-// revision, so a watch from a resourceVersion seen before the restart gets a
-// 410.
+// RestartAPIServer restarts the main kube-apiserver, leaving etcd alone, and
+// during the outage calls whileDown with another API server's config (to
+// change data meanwhile): on the realistic cluster the one the components
+// use, on the API-server-only cluster one started for the occasion. The new
+// API server's watch cache starts at etcd's current revision, so a watch
+// from a resourceVersion seen before the restart gets a 410. The components
+// talk to the other replica and never see the outage: against a restarted
+// API server they get 403s until its RBAC cache has synced, and client-go's
+// backoff resets only after two minutes without a failure, so restarts in a
+// row would keep the scheduler from scheduling for up to a minute.
 func (cp *ControlPlane) RestartAPIServer(whileDown func(other *rest.Config) error) (err error) {
-	cfg, stopExtra, err := cp.StartExtraAPIServer()
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if stopErr := stopExtra(); stopErr != nil {
-			err = errors.Join(err, fmt.Errorf("stopping the second kube-apiserver: %w", stopErr))
+	other := cp.backConfig
+	if cp.back == nil {
+		extra, cfg, err := cp.sibling(false)
+		if err != nil {
+			return err
 		}
-	}()
-	if err := cp.StopAPIServer(); err != nil {
+		other = cfg
+		defer func() {
+			if stopErr := extra.Stop(); stopErr != nil {
+				err = errors.Join(err, fmt.Errorf("stopping the second kube-apiserver: %w", stopErr))
+			}
+		}()
+	}
+	main := cp.env.ControlPlane.APIServer
+	if err := main.Stop(); err != nil {
 		return fmt.Errorf("stopping kube-apiserver: %w", err)
 	}
 	var downErr error
 	if whileDown != nil {
-		downErr = whileDown(cfg)
+		downErr = whileDown(other)
 	}
-	if err := cp.StartAPIServer(); err != nil {
+	if err := main.Start(); err != nil {
 		return errors.Join(downErr, fmt.Errorf("starting kube-apiserver again: %w", err))
 	}
 	return downErr
@@ -396,6 +432,10 @@ func (cp *ControlPlane) RestartAPIServer(whileDown func(other *rest.Config) erro
 // and removes the temporary directory it created.
 func (cp *ControlPlane) Stop() error {
 	err := cp.stopComponents()
+	if cp.back != nil {
+		err = errors.Join(err, cp.back.Stop())
+		cp.back = nil
+	}
 	err = errors.Join(err, cp.env.Stop())
 	return errors.Join(err, cp.cleanup())
 }
