@@ -1,7 +1,6 @@
 package scripts_test
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
@@ -208,7 +207,7 @@ func (l *lab) walk(w *walk) []string {
 		_ = syscall.Kill(-step.Process.Pid, syscall.SIGKILL)
 		<-done
 	})
-	out.WaitFor(t, "watching from there", 1)
+	out.Wait(t, 1, "watching from there")
 	settle(t, out)
 	for _, cmd := range w.term2 {
 		if res, err := shell(cmd).CombinedOutput(); err != nil {
@@ -233,21 +232,16 @@ func (l *lab) walk(w *walk) []string {
 // testenv.WaitTimeout).
 func settle(t *testing.T, out *testenv.Output) {
 	t.Helper()
-	deadline := time.Now().Add(testenv.WaitTimeout)
 	last, since := out.String(), time.Now()
-	for time.Since(since) < quietFor {
-		if time.Now().After(deadline) {
-			t.Fatalf("the output never settled:\n%s", last)
-		}
-		time.Sleep(20 * time.Millisecond)
+	testenv.Poll(t, fmt.Sprintf("the output to stay unchanged for %s; output so far:", quietFor), func() bool {
 		if now := out.String(); now != last {
 			last, since = now, time.Now()
 		}
-	}
+		return time.Since(since) >= quietFor
+	}, out)
 }
 
 var (
-	bookmarkLine = regexp.MustCompile(`^(queue|fifo) +Bookmark `)
 	syncLine     = regexp.MustCompile(`^worker\d+ +sync `)
 	shutdownLine = regexp.MustCompile(`^-- (shutting down|workers stopped)`)
 	// 合併時，step 04 的處理函式會註明 key 已經在佇列裡；這一行是否出現，跟合併一樣取決於時機。
@@ -255,25 +249,15 @@ var (
 	queuedLine = regexp.MustCompile(`^-- \S+ is already queued `)
 )
 
-// normalize 做的正是 golden file 做的事：resourceVersion 換成 N、拿掉 bookmark 的行、
-// 連不上時每秒重複的那一行只留一行。
+// normalize 做的正是 golden file 做的事（internal/golden 的同幾個函式）：resourceVersion 換成 N、
+// 拿掉 bookmark 的行、連不上時每秒重複的那一行只留一行。
 //
-// normalize does what the golden files do: resource versions become N,
-// bookmark lines go, and the once-a-second "unreachable" line is kept once.
+// normalize does what the golden files do, with internal/golden's own
+// functions: resource versions become N, bookmark lines go, and the
+// once-a-second "unreachable" line is kept once.
 func normalize(s string) []string {
-	var lines []string
-	sc := bufio.NewScanner(strings.NewReader(show.StripVersions(s)))
-	for sc.Scan() {
-		line := sc.Text()
-		if bookmarkLine.MatchString(line) {
-			continue
-		}
-		if n := len(lines); n > 0 && strings.HasPrefix(line, "-- API server unreachable") && lines[n-1] == line {
-			continue
-		}
-		lines = append(lines, line)
-	}
-	return lines
+	s = golden.CollapseRepeats(golden.DropBookmarks(golden.StripVersions(s)), "-- API server unreachable")
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
 // compareWalk 比對輸出與 README。worker 的 sync 行另外比：事件來得比 worker 快時，

@@ -17,13 +17,10 @@ import (
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
-	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
-
-var ctx = context.Background()
 
 // startStep 在 namespace ns 上執行這一步，就像 go run ./step01-listwatcher -n ns。
 //
@@ -63,9 +60,9 @@ func TestDemo(t *testing.T) {
 	testenv.BeforePod(t, cs, ns)
 
 	out, stop := startStepOn(t, c, ns, watchOptions{})
-	out.WaitFor(t, "watching from there", 1)
+	out.Wait(t, 1, "watching from there")
 	testenv.DemoScene(t, cs, ns, func(change string) {
-		out.WaitForLine(t, 1, map[string]string{"created": "phase=Running", "labelled": "tier=web", "deleted": "DELETED"}[change], " default/demo ")
+		out.Wait(t, 1, map[string]string{"created": "phase=Running", "labelled": "tier=web", "deleted": "DELETED"}[change], " default/demo ")
 	})
 	stop()
 
@@ -80,7 +77,7 @@ func TestDemo(t *testing.T) {
 		"watch    MODIFIED  default/demo             phase=Running node=kwok-node-0 labels=app=demo,tier=web (deleting)",
 		"watch    DELETED   default/demo",
 	)
-	golden.Check(t, "demo", show.StripVersions(got))
+	golden.Check(t, "demo", golden.StripVersions(got))
 }
 
 // 情境：伺服器每秒就結束一次 watch。每次重新 watch 都從最後看到的 resourceVersion
@@ -90,18 +87,18 @@ func TestDemo(t *testing.T) {
 // continues from the last resourceVersion seen, so changes spread over several
 // re-watches each appear exactly once, in order.
 func TestWatchResumesWithoutLossOrRepeats(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	out, stop := startStep(t, ns, watchOptions{timeoutSeconds: 1})
-	out.WaitFor(t, "watching from there", 1)
+	out.Wait(t, 1, "watching from there")
 
 	names := []string{"p0", "p1", "p2", "p3"}
 	for i, name := range names {
 		// 等到 watch 又被關閉一次，讓每個變化落在不同的 watch 裡。
 		// Wait for one more closed watch, so each change lands in a different watch.
-		out.WaitFor(t, "watch closed", i+1)
+		out.Wait(t, i+1, "watch closed")
 		testenv.CreatePod(t, cs, ns, name, nil)
-		out.WaitFor(t, "ADDED     "+ns+"/"+name, 1)
+		out.Wait(t, 1, "ADDED     "+ns+"/"+name)
 	}
 	stop()
 
@@ -125,13 +122,13 @@ func TestWatchResumesWithoutLossOrRepeats(t *testing.T) {
 // seconds before the watch times out: no object changed, only a newer
 // resourceVersion, where the next watch then starts.
 func TestBookmarks(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	out, _ := startStep(t, ns, watchOptions{timeoutSeconds: 4, bookmarks: true})
-	out.WaitFor(t, "watching from there", 1)
+	out.Wait(t, 1, "watching from there")
 	testenv.CreatePod(t, cs, ns, "marked", nil)
-	out.WaitFor(t, "watch    BOOKMARK ", 1)
-	out.WaitFor(t, "watch closed", 1)
+	out.Wait(t, 1, "watch    BOOKMARK ")
+	out.Wait(t, 1, "watch closed")
 	testenv.WantOrder(t, out.String(), "ADDED     "+ns+"/marked", "BOOKMARK", "-- watch closed")
 }
 
@@ -142,8 +139,9 @@ func TestBookmarks(t *testing.T) {
 // only matching pods. (This step has no selector flag yet; here the selector
 // goes straight into ListOptions, and step02 wraps it in a closure.)
 func TestSelectorIsServerSide(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	ctx := t.Context()
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	lw := &podListWatcher{client: cs, namespace: ns}
 	for name, app := range map[string]string{"keep": "demo", "skip": "other"} {
 		testenv.CreatePod(t, cs, ns, name, map[string]string{"app": app})
@@ -177,7 +175,7 @@ func TestSelectorIsServerSide(t *testing.T) {
 }
 
 // 情境：API server 重新啟動（etcd 保留），停機期間有一個 Pod 被刪、一個被建立。
-// watch 結束；重新連上之後，從重啟前的 resourceVersion 開始的 watch 得到 410：
+// watch 結束；重新連上之後，從重新啟動前的 resourceVersion 開始的 watch 得到 410：
 // 新的 API server 的 watch cache 從 etcd 目前的 revision 開始，更舊的歷史它沒有。
 // 於是重新 List：被刪的 Pod 不在清單裡（這一步沒有記憶，不會說它不見了），新的 Pod 在；
 // 之後的變化照常出現。
@@ -190,30 +188,31 @@ func TestSelectorIsServerSide(t *testing.T) {
 // step keeps no memory, so nothing says it is gone), the new one is; later
 // changes show as before.
 func TestAPIServerRestartGives410(t *testing.T) {
+	ctx := t.Context()
 	c := testenv.Realistic(t)
 	cs := c.Client()
 	ns := "default"
 	for _, name := range []string{"before", "other"} {
 		testenv.RunningPod(t, cs, ns, name, map[string]string{"app": "demo"})
-		t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, name) })
+		t.Cleanup(func() { _ = scene.DeleteNow(context.Background(), cs, ns, name) })
 	}
 	out, _ := startStepOn(t, c, ns, watchOptions{})
-	out.WaitFor(t, "watching from there", 1)
+	out.Wait(t, 1, "watching from there")
 
-	// kube-controller-manager、kube-scheduler 與 kwok 在重啟期間一樣連不上，之後自己重新連線。
-	// kube-controller-manager, kube-scheduler and kwok lose the server too, and reconnect on their own.
+	// kube-controller-manager、kube-scheduler 與 kwok 連的是另一個 API server 副本，不受這次重新啟動影響。
+	// kube-controller-manager, kube-scheduler and kwok talk to another API server replica; this restart does not touch them.
 	c.RestartAPIServer(t, func(other kubernetes.Interface) {
 		if err := scene.DeleteNow(ctx, other, ns, "other"); err != nil {
 			t.Fatal(err)
 		}
 		// 等這一步說它連不上，才讓 API server 回來，輸出裡一定有那一行。
 		// Bring the API server back only once the step has said it cannot reach it, so the output always has that line.
-		out.WaitFor(t, "-- API server unreachable (", 1)
+		out.Wait(t, 1, "-- API server unreachable (")
 	})
-	out.WaitFor(t, "watching from there", 2)
+	out.Wait(t, 2, "watching from there")
 	testenv.RunningPod(t, cs, ns, "after", map[string]string{"app": "demo"})
-	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, "after") })
-	out.WaitForLine(t, 1, "watch    MODIFIED  default/after ", "phase=Running")
+	t.Cleanup(func() { _ = scene.DeleteNow(context.Background(), cs, ns, "after") })
+	out.Wait(t, 1, "watch    MODIFIED  default/after ", "phase=Running")
 
 	got := out.String()
 	testenv.WantOrder(t, got,
@@ -227,9 +226,9 @@ func TestAPIServerRestartGives410(t *testing.T) {
 	if relist := got[strings.Index(got, "410 Gone"):]; strings.Contains(relist, "default/other") {
 		t.Errorf("the pod deleted during the outage is in the relist:\n%s", got)
 	}
-	// 連不上時每秒一行，行數看重啟花多久；golden file 只留一行。
+	// 連不上時每秒一行，行數看重新啟動花多久；golden file 只留一行。
 	// One line a second while unreachable, as many as the restart takes; the golden file keeps one.
-	golden.Check(t, "restart", testenv.CollapseRepeats(show.StripVersions(got)))
+	golden.Check(t, "restart", golden.CollapseRepeats(golden.StripVersions(got)))
 }
 
 // 情境：API server 一直連不上時，這一步每秒重試，時間到了就以一行說明結束，
@@ -241,10 +240,10 @@ func TestAPIServerRestartGives410(t *testing.T) {
 func TestGivesUpWhenTheAPIServerIsGone(t *testing.T) {
 	defer func(d time.Duration) { giveUpAfter = d }(giveUpAfter)
 	giveUpAfter = 2 * time.Second
-	cfg := testenv.Config(t)
+	cfg := testenv.Plain(t).Config()
 	cfg.Host = "https://127.0.0.1:1"
 	var out testenv.Output
-	err := run(ctx, kubernetes.NewForConfigOrDie(cfg), "default", watchOptions{}, &out)
+	err := run(t.Context(), kubernetes.NewForConfigOrDie(cfg), "default", watchOptions{}, &out)
 	if err == nil || !strings.Contains(err.Error(), "the API server went away") || !strings.Contains(err.Error(), "scripts/cluster-up.sh") {
 		t.Fatalf("err = %v; want the one line that says the API server went away and how to bring it back", err)
 	}
@@ -290,7 +289,7 @@ func TestRelistOnGone(t *testing.T) {
 			out, stop := testenv.Start(t, func(ctx context.Context, out io.Writer) error {
 				return listAndWatch(ctx, lw, watchOptions{}, out)
 			})
-			out.WaitFor(t, "watching from there", 2)
+			out.Wait(t, 2, "watching from there")
 			stop()
 			if !strings.Contains(out.String(), "watch from resourceVersion=5: 410 Gone (too old resource version: 1 (5)); listing again") {
 				t.Errorf("no 410 note in output:\n%s", out.String())
@@ -307,7 +306,8 @@ func TestRelistOnGone(t *testing.T) {
 // An unknown flag prints one error line and exits non-zero; Ctrl-C ends this
 // step with exit code 0.
 func TestCommandLine(t *testing.T) {
+	c := testenv.Plain(t)
 	bin := testenv.Build(t)
 	testenv.Fails(t, bin, "step01-listwatcher: flag provided but not defined: -bogus (see -h)", "--bogus")
-	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
+	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
 }

@@ -17,13 +17,10 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
-	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
-
-var ctx = context.Background()
 
 // startStep 像 go run ./step02-listwatch-from-client --trace -n ns -l label 一樣執行這一步：
 // 經過 --kubeconfig 與共用的 cli.Connect，追蹤行與事件行寫進同一個輸出。
@@ -40,6 +37,7 @@ func startStep(t *testing.T, ns, label, field string) *testenv.Output {
 //
 // startStepOn is startStep on the given cluster.
 func startStepOn(t *testing.T, c *testenv.Cluster, ns, label, field string) *testenv.Output {
+	ctx := t.Context()
 	t.Helper()
 	out := &testenv.Output{}
 	env, err := cli.Connect(ctx, &cli.Flags{Kubeconfig: c.Kubeconfig(t), Namespace: ns, Trace: true}, out, out)
@@ -76,13 +74,13 @@ func TestDemo(t *testing.T) {
 	testenv.RunningPod(t, cs, ns, "before", map[string]string{"app": "demo"})
 	testenv.RunningPod(t, cs, ns, "other", map[string]string{"app": "other"})
 	for _, name := range []string{"before", "other"} {
-		t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, ns, name) })
+		t.Cleanup(func() { _ = scene.DeleteNow(context.Background(), cs, ns, name) })
 	}
 
 	out := startStepOn(t, c, ns, "app=demo", "")
-	out.WaitFor(t, "Replace carried", 1)
+	out.Wait(t, 1, "Replace carried")
 	testenv.DemoScene(t, cs, ns, func(change string) {
-		out.WaitForLine(t, 1, map[string]string{"created": "phase=Running", "labelled": "tier=web", "deleted": "Delete "}[change], " default/demo ")
+		out.Wait(t, 1, map[string]string{"created": "phase=Running", "labelled": "tier=web", "deleted": "Delete "}[change], " default/demo ")
 	})
 
 	got := out.String()
@@ -92,7 +90,7 @@ func TestDemo(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^trace: GET /api/v1/namespaces/default/pods\?.*labelSelector=app%3Ddemo.*sendInitialEvents=true.*watch=true -> 200$`).MatchString(got) {
 		t.Errorf("no streaming WatchList request carrying the selector in the trace:\n%s", got)
 	}
-	golden.Check(t, "demo", show.StripVersions(got))
+	golden.Check(t, "demo", golden.StripVersions(got))
 }
 
 // 情境：關掉 WatchList（KUBE_FEATURE_WatchListClient=false 的效果），reflector 改回
@@ -105,17 +103,17 @@ func TestDemo(t *testing.T) {
 // there; the reflector never set a selector itself.
 func TestSelectorOnListAndWatch(t *testing.T) {
 	clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, false)
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	testenv.CreatePod(t, cs, ns, "match-1", map[string]string{"app": "demo"})
 	testenv.CreatePod(t, cs, ns, "miss-1", map[string]string{"app": "other"})
 
 	out := startStep(t, ns, "app=demo", "status.phase=Pending")
-	out.WaitFor(t, "Replace carried", 1)
-	out.WaitFor(t, "watch=true -> 200", 1)
+	out.Wait(t, 1, "Replace carried")
+	out.Wait(t, 1, "watch=true -> 200")
 	testenv.CreatePod(t, cs, ns, "miss-2", map[string]string{"app": "other"})
 	testenv.CreatePod(t, cs, ns, "match-2", map[string]string{"app": "demo"})
-	out.WaitFor(t, "Add       "+ns+"/match-2", 1)
+	out.Wait(t, 1, "Add       "+ns+"/match-2")
 
 	got := out.String()
 	for _, want := range []string{
@@ -148,9 +146,11 @@ func TestSelectorOnListAndWatch(t *testing.T) {
 // and the deprecated List/Watch, that is ListFunc/WatchFunc) with options that
 // carry no selector: all four requests carry it.
 func TestOptionsModifierAppliesToEveryCall(t *testing.T) {
-	ns := testenv.Namespace(t)
+	ctx := t.Context()
+	c := testenv.Plain(t)
+	ns := c.Namespace(t)
 	out := &testenv.Output{}
-	cfg := testenv.Config(t)
+	cfg := c.Config()
 	cfg.Wrap(cli.Tracer(out))
 	traced := kubernetes.NewForConfigOrDie(cfg)
 	lw := newPodListWatch(traced.CoreV1().RESTClient(), ns, fields.Everything(), labels.SelectorFromSet(labels.Set{"app": "demo"}))
@@ -205,5 +205,6 @@ func TestBadSelectors(t *testing.T) {
 //
 // Ctrl-C ends this step with exit code 0.
 func TestCtrlC(t *testing.T) {
-	testenv.Interrupt(t, testenv.Build(t), "Replace carried", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
+	c := testenv.Plain(t)
+	testenv.Interrupt(t, testenv.Build(t), "Replace carried", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
 }

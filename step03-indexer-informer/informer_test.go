@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -23,8 +24,6 @@ import (
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
-
-var ctx = context.Background()
 
 func startStep(t *testing.T, ns string, opts options) *testenv.Output {
 	t.Helper()
@@ -54,7 +53,7 @@ func demo(t *testing.T, cs kubernetes.Interface, ns, created string, outs ...*te
 	t.Helper()
 	testenv.DemoScene(t, cs, ns, func(change string) {
 		for _, out := range outs {
-			out.WaitForLine(t, 1, map[string]string{"created": created, "labelled": "tier=web", "deleted": "OnDelete "}[change], " "+ns+"/demo ")
+			out.Wait(t, 1, map[string]string{"created": created, "labelled": "tier=web", "deleted": "OnDelete "}[change], " "+ns+"/demo ")
 		}
 	})
 }
@@ -72,7 +71,7 @@ func TestDemo(t *testing.T) {
 	testenv.BeforePod(t, cs, ns)
 
 	out := startStepOn(t, c, ns, options{constructor: "options"})
-	out.WaitFor(t, "watching from there", 1)
+	out.Wait(t, 1, "watching from there")
 	demo(t, cs, ns, "phase Pending -> Running", out)
 
 	got := out.String()
@@ -88,7 +87,7 @@ func TestDemo(t *testing.T) {
 		"handler  OnDelete  default/demo",
 		"-- index byApp: demo=[default/before]",
 	)
-	golden.Check(t, "demo", show.StripVersions(got))
+	golden.Check(t, "demo", golden.StripVersions(got))
 }
 
 // 情境：兩個 informer 看同一個 namespace，一個用原始文章的 NewIndexerInformer，
@@ -98,13 +97,13 @@ func TestDemo(t *testing.T) {
 // article's NewIndexerInformer, one with today's NewInformerWithOptions. The
 // same changes produce exactly the same handler calls and index contents.
 func TestConstructorsBehaveTheSame(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	testenv.CreatePod(t, cs, ns, "before", map[string]string{"app": "demo"})
 	old := startStep(t, ns, options{constructor: "indexer"})
 	now := startStep(t, ns, options{constructor: "options"})
-	old.WaitFor(t, "watching from there", 1)
-	now.WaitFor(t, "watching from there", 1)
+	old.Wait(t, 1, "watching from there")
+	now.Wait(t, 1, "watching from there")
 	demo(t, cs, ns, "OnAdd ", old, now)
 
 	strip := func(s string) string {
@@ -123,8 +122,9 @@ func TestConstructorsBehaveTheSame(t *testing.T) {
 // app=b and ByIndex's answers change with it; without the label the pod leaves
 // this index.
 func TestIndexFollowsLabels(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	ctx := t.Context()
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	lw := cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "pods", ns, fields.Everything())
 	indexer, informer := newInformer(lw, cache.ResourceEventHandlerFuncs{}, options{constructor: "options"})
 	runCtx, cancel := context.WithCancel(ctx)
@@ -148,19 +148,15 @@ func TestIndexFollowsLabels(t *testing.T) {
 	}
 	waitIndex := func(app string, want ...string) {
 		t.Helper()
-		deadline := time.Now().Add(testenv.WaitTimeout)
-		for !reflect.DeepEqual(byIndex(app), want) {
-			if time.Now().After(deadline) {
-				t.Fatalf("ByIndex(%s, %s) = %v; want %v", byApp, app, byIndex(app), want)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		testenv.Poll(t, fmt.Sprintf("ByIndex(%s, %s) = %v", byApp, app, want), func() bool {
+			return reflect.DeepEqual(byIndex(app), want)
+		})
 	}
 
 	testenv.CreatePod(t, cs, ns, "p1", map[string]string{"app": "a"})
 	testenv.CreatePod(t, cs, ns, "p2", map[string]string{"app": "a"})
 	waitIndex("a", ns+"/p1", ns+"/p2")
-	if _, err := scene.Label(ctx, cs, ns, "p1", "app", scene.Value("b")); err != nil {
+	if _, err := scene.Label(ctx, cs, ns, "p1", "app", new("b")); err != nil {
 		t.Fatal(err)
 	}
 	waitIndex("a", ns+"/p2")
@@ -181,11 +177,11 @@ func TestIndexFollowsLabels(t *testing.T) {
 // resourceVersion even though nothing changed. A resync hands the cache to
 // the handler again; it does not list again.
 func TestResync(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	testenv.CreatePod(t, cs, ns, "quiet", nil)
 	out := startStep(t, ns, options{constructor: "options", resync: time.Second})
-	out.WaitForLine(t, 2, "OnUpdate  "+ns+"/quiet ", "same resourceVersion")
+	out.Wait(t, 2, "OnUpdate  "+ns+"/quiet ", "same resourceVersion")
 }
 
 // 情境：API server 停機期間，透過同一個 etcd 上的另一個 API server，一個 Pod 被刪除、
@@ -197,37 +193,39 @@ func TestResync(t *testing.T) {
 // the informer lists again: the delete reaches OnDelete as a tombstone, the
 // other changes show up too, and the cache matches the server.
 func TestSurvivesAPIServerRestart(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	ctx := t.Context()
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	testenv.CreatePod(t, cs, ns, "stays", map[string]string{"app": "x"})
 	testenv.CreatePod(t, cs, ns, "goes", map[string]string{"app": "x"})
 	out := startStep(t, ns, options{constructor: "options"})
-	out.WaitFor(t, "watching from there", 1)
+	out.Wait(t, 1, "watching from there")
 
-	testenv.RestartAPIServer(t, func(other kubernetes.Interface) {
+	c.RestartAPIServer(t, func(other kubernetes.Interface) {
 		if err := scene.Delete(ctx, other, ns, "goes"); err != nil {
 			t.Fatal(err)
 		}
 		testenv.CreatePod(t, other, ns, "arrives", map[string]string{"app": "x"})
-		if _, err := scene.Label(ctx, other, ns, "stays", "app", scene.Value("y")); err != nil {
+		if _, err := scene.Label(ctx, other, ns, "stays", "app", new("y")); err != nil {
 			t.Fatal(err)
 		}
 	})
 
-	out.WaitForLine(t, 1, "OnDelete  "+ns+"/goes ", "tombstone: deleted while we were not watching")
-	out.WaitForLine(t, 1, "OnAdd     "+ns+"/arrives ")
-	out.WaitForLine(t, 1, "OnUpdate  "+ns+"/stays ", "labels app=x -> app=y")
-	out.WaitFor(t, "-- index byApp: x=["+ns+"/arrives] y=["+ns+"/stays]", 1)
+	out.Wait(t, 1, "OnDelete  "+ns+"/goes ", "tombstone: deleted while we were not watching")
+	out.Wait(t, 1, "OnAdd     "+ns+"/arrives ")
+	out.Wait(t, 1, "OnUpdate  "+ns+"/stays ", "labels app=x -> app=y")
+	out.Wait(t, 1, "-- index byApp: x=["+ns+"/arrives] y=["+ns+"/stays]")
 }
 
 // 錯誤的 --constructor 在送出任何請求之前就變成一行錯誤；Ctrl-C 以 0 結束。
 //
 // A bad --constructor is one error line before any request; Ctrl-C exits 0.
 func TestCommandLine(t *testing.T) {
+	c := testenv.Plain(t)
 	bin := testenv.Build(t)
 	testenv.Fails(t, bin, "step03-indexer-informer: flag provided but not defined: -bogus (see -h)", "--bogus")
 	testenv.Fails(t, bin, `--constructor must be options or indexer, not "shared"`, "--kubeconfig", "/nonexistent", "--constructor", "shared")
-	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
+	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
 }
 
 // 情境：API server 在步驟執行中停掉又回來。Reflector 自己退避重試、撐過去；
@@ -239,11 +237,11 @@ func TestCommandLine(t *testing.T) {
 // scripts/cluster-up.sh hint), says another when it answers again, and later
 // changes show as usual.
 func TestSaysWhenTheAPIServerGoesAway(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	bin := testenv.Build(t)
 	out := &testenv.Output{}
-	cmd := exec.Command(bin, "--kubeconfig", testenv.Kubeconfig(t), "-n", ns)
+	cmd := exec.Command(bin, "--kubeconfig", c.Kubeconfig(t), "-n", ns)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -252,18 +250,18 @@ func TestSaysWhenTheAPIServerGoesAway(t *testing.T) {
 		_ = cmd.Process.Signal(os.Interrupt)
 		_ = cmd.Wait()
 	})
-	out.WaitFor(t, "watching from there", 1)
+	out.Wait(t, 1, "watching from there")
 	// 等到這一步說它連不上，才讓 API server 回來：Reflector 退避的時間可能比停機還長，
 	// 那樣它根本沒試過連線，也就沒有什麼好說的。
 	// Bring the API server back only once the step has said it cannot reach
 	// it: the Reflector's backoff may outlast a short outage, and then it never
 	// tried to connect and has nothing to say.
-	testenv.RestartAPIServer(t, func(kubernetes.Interface) {
-		out.WaitForLine(t, 1, "-- API server unreachable (", "client-go keeps retrying with backoff (if the cluster is down: scripts/cluster-up.sh)")
+	c.RestartAPIServer(t, func(kubernetes.Interface) {
+		out.Wait(t, 1, "-- API server unreachable (", "client-go keeps retrying with backoff (if the cluster is down: scripts/cluster-up.sh)")
 	})
-	out.WaitFor(t, "-- API server answers again", 1)
+	out.Wait(t, 1, "-- API server answers again")
 	testenv.CreatePod(t, cs, ns, "later", nil)
-	out.WaitForLine(t, 1, "handler  OnAdd     "+ns+"/later ")
+	out.Wait(t, 1, "handler  OnAdd     "+ns+"/later ")
 	if n := out.Count("-- API server unreachable ("); n != 1 {
 		t.Errorf("the outage was reported %d times; want once however many retries it took:\n%s", n, out.String())
 	}

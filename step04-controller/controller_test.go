@@ -12,16 +12,12 @@ import (
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
-	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-var (
-	ctx      = context.Background()
-	defaults = options{workers: 1, maxRetries: 5, baseDelay: 5 * time.Millisecond}
-)
+var defaults = options{workers: 1, maxRetries: 5, baseDelay: 5 * time.Millisecond}
 
 func startStep(t *testing.T, ns string, opts options) *testenv.Output {
 	t.Helper()
@@ -58,6 +54,7 @@ func startStepOn(t *testing.T, c *testenv.Cluster, ns string, opts options) *tes
 // event: what it looks like when the worker keeps up, and the output the
 // README shows; when it does not, several events merge into one sync.
 func TestDemo(t *testing.T) {
+	ctx := t.Context()
 	for _, mode := range []struct {
 		golden    string
 		perObject bool
@@ -70,30 +67,22 @@ func TestDemo(t *testing.T) {
 			opts := defaults
 			opts.perObject = mode.perObject
 			out := startStepOn(t, c, ns, opts)
-			out.WaitForLine(t, 1, "worker1  sync      default/before ")
+			out.Wait(t, 1, "worker1  sync      default/before ")
 
 			c.OneChangeAtATime(t, ns, func(change string) {
-				out.WaitForLine(t, 1, "worker1  sync      default/demo ", testenv.PodAfter[change])
+				out.Wait(t, 1, "worker1  sync      default/demo ", testenv.DemoAfter[change])
 			})
-			if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, scene.Value("true")); err != nil {
+			if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, new("true")); err != nil {
 				t.Fatal(err)
 			}
-			out.WaitFor(t, "giving up after 5 retries", 1)
+			out.Wait(t, 1, "giving up after 5 retries")
 			if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, nil); err != nil {
 				t.Fatal(err)
 			}
-			out.WaitForLine(t, 2, "worker1  sync      default/demo ", "tier=web")
-			golden.Check(t, mode.golden, withoutBookmarks(show.StripVersions(out.String())))
+			out.Wait(t, 2, "worker1  sync      default/demo ", "tier=web")
+			golden.Check(t, mode.golden, golden.DropBookmarks(golden.StripVersions(out.String())))
 		})
 	}
-}
-
-// withoutBookmarks 拿掉 bookmark 的那幾行：伺服器什麼時候送 bookmark 看時機，golden file 不能依賴它。
-//
-// withoutBookmarks drops the bookmark lines: when the server sends a bookmark
-// depends on timing, which a golden file cannot rely on.
-func withoutBookmarks(s string) string {
-	return regexp.MustCompile(`(?m)^(queue|fifo) +Bookmark .*\n`).ReplaceAllString(s, "")
 }
 
 // 情境：一開始就有兩個 Pod。預設模式下，Reflector 推進一個帶著兩個 Pod 的 ReplacedAll，
@@ -106,13 +95,13 @@ func withoutBookmarks(s string) string {
 // Replaced deltas, which form one batch written to the Indexer in one
 // transaction.
 func TestInitialListOfTwoPods(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	testenv.CreatePod(t, cs, ns, "one", nil)
 	testenv.CreatePod(t, cs, ns, "two", nil)
 
 	out := startStep(t, ns, defaults)
-	out.WaitFor(t, "informer synced", 1)
+	out.Wait(t, 1, "informer synced")
 	testenv.WantOrder(t, out.String(),
 		"queue    Replace   2 pods                   -> one ReplacedAll delta",
 		"-- fifo: ReplacedAll with 2 pods: indexer.Replace first",
@@ -123,7 +112,7 @@ func TestInitialListOfTwoPods(t *testing.T) {
 	opts := defaults
 	opts.perObject = true
 	out = startStep(t, ns, opts)
-	out.WaitFor(t, "informer synced", 1)
+	out.Wait(t, 1, "informer synced")
 	testenv.WantOrder(t, out.String(),
 		"queue    Replace   2 pods                   -> one Replaced delta per pod",
 		"-- fifo: a batch of 2 changes: one indexer transaction, then the handlers",
@@ -139,13 +128,13 @@ func TestInitialListOfTwoPods(t *testing.T) {
 // processing calls OnUpdate for every pod in the cache, so the controller
 // syncs every key once more.
 func TestResyncIsOneSyncAll(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	testenv.CreatePod(t, cs, ns, "a", nil)
 	opts := defaults
 	opts.resync = time.Second
 	out := startStep(t, ns, opts)
-	out.WaitForLine(t, 2, "worker1  sync      "+ns+"/a ")
+	out.Wait(t, 2, "worker1  sync      "+ns+"/a ")
 	testenv.WantOrder(t, out.String(),
 		"queue    Resync    ", "-> one SyncAll delta",
 		"-- fifo: SyncAll: OnUpdate(obj, obj) for each of the 1 pod in the indexer",
@@ -158,17 +147,18 @@ func TestResyncIsOneSyncAll(t *testing.T) {
 // The story: a failing key is retried with exponential backoff: each wait is
 // twice the one before, and at the limit the key is dropped.
 func TestRetriesBackOffThenGiveUp(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	ctx := t.Context()
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	opts := defaults
 	opts.maxRetries = 4
 	out := startStep(t, ns, opts)
-	out.WaitFor(t, "informer synced", 1)
+	out.Wait(t, 1, "informer synced")
 	testenv.CreatePod(t, cs, ns, "broken", nil)
-	if _, err := scene.Annotate(ctx, cs, ns, "broken", failAnnotation, scene.Value("true")); err != nil {
+	if _, err := scene.Annotate(ctx, cs, ns, "broken", failAnnotation, new("true")); err != nil {
 		t.Fatal(err)
 	}
-	out.WaitFor(t, "giving up after 4 retries", 1)
+	out.Wait(t, 1, "giving up after 4 retries")
 
 	delays := regexp.MustCompile(`retry (\d)/4 in (\S+)`).FindAllStringSubmatch(out.String(), -1)
 	if len(delays) != 4 {
@@ -195,20 +185,21 @@ func TestRetriesBackOffThenGiveUp(t *testing.T) {
 // The story: every key is synced; a deleted pod is no longer in the cache, and
 // its sync reports it as deleted.
 func TestSyncsEveryKeyAndDeletes(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	ctx := t.Context()
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	names := []string{"a", "b", "c", "d"}
 	for _, n := range names {
 		testenv.CreatePod(t, cs, ns, n, nil)
 	}
 	out := startStep(t, ns, options{workers: 2, maxRetries: 5, baseDelay: 5 * time.Millisecond})
 	for _, n := range names {
-		out.WaitForLine(t, 1, " sync      "+ns+"/"+n+" ", "phase=Pending")
+		out.Wait(t, 1, " sync      "+ns+"/"+n+" ", "phase=Pending")
 	}
 	if err := scene.Delete(ctx, cs, ns, "b"); err != nil {
 		t.Fatal(err)
 	}
-	out.WaitForLine(t, 1, " sync      "+ns+"/b ", "gone from the cache")
+	out.Wait(t, 1, " sync      "+ns+"/b ", "gone from the cache")
 	// 兩個 worker 各有名字；每一行同步都說是哪一個做的。
 	// The two workers have names; every sync line says which one did it.
 	for _, line := range strings.Split(out.String(), "\n") {
@@ -224,24 +215,23 @@ func TestSyncsEveryKeyAndDeletes(t *testing.T) {
 // The story: before any worker runs, one pod changes three times. The queue
 // holds one key; once a worker starts it syncs once, and sees the final state.
 func TestKeysCoalesce(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	ctx := t.Context()
+	cluster := testenv.Plain(t)
+	cs, ns := cluster.Client(), cluster.Namespace(t)
 	out := &testenv.Output{}
 	c := newController(cs, ns, defaults, out)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go c.informer.RunWithContext(runCtx)
-	for !c.informer.HasSynced() {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.Poll(t, "the informer to sync", c.informer.HasSynced)
 
 	testenv.CreatePod(t, cs, ns, "busy", map[string]string{"v": "1"})
 	for _, v := range []string{"2", "3"} {
-		if _, err := scene.Label(ctx, cs, ns, "busy", "v", scene.Value(v)); err != nil {
+		if _, err := scene.Label(ctx, cs, ns, "busy", "v", new(v)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	out.WaitForLine(t, 2, "fifo     Updated   "+ns+"/busy ")
+	out.Wait(t, 2, "fifo     Updated   "+ns+"/busy ")
 	if n := c.queue.Len(); n != 1 {
 		t.Fatalf("queue length = %d after three changes to one pod; want 1", n)
 	}
@@ -253,14 +243,14 @@ func TestKeysCoalesce(t *testing.T) {
 		for c.processNextItem("worker1") {
 		}
 	}()
-	out.WaitForLine(t, 1, "worker1  sync      "+ns+"/busy ", "labels=v=3")
+	out.Wait(t, 1, "worker1  sync      "+ns+"/busy ", "labels=v=3")
 	c.queue.ShutDownWithDrain()
 	if n := out.Count("worker1  sync      " + ns + "/busy "); n != 1 {
 		t.Errorf("want exactly one sync for three changes, got %d:\n%s", n, out.String())
 	}
 }
 
-// 情境：與步驟 03 相同的 API server 重啟，兩種佇列各跑一次。停機期間刪除的 Pod 以墓碑離開：
+// 情境：與步驟 03 相同的 API server 重新啟動，兩種佇列各跑一次。停機期間刪除的 Pod 以墓碑離開：
 // 預設模式由處理 ReplacedAll 時跟 Indexer 比對得出，舊模式由佇列自己排入 Deleted。
 // worker 回報它已刪除；停機期間的新增與修改也都被同步。
 //
@@ -270,6 +260,7 @@ func TestKeysCoalesce(t *testing.T) {
 // as a Deleted by the queue itself. The worker reports it deleted; what was
 // created and changed meanwhile is synced too.
 func TestSurvivesAPIServerRestart(t *testing.T) {
+	ctx := t.Context()
 	for _, mode := range []struct {
 		name      string
 		perObject bool
@@ -279,34 +270,34 @@ func TestSurvivesAPIServerRestart(t *testing.T) {
 		{"per-object", true, []string{"fifo     Deleted   ", "/goes ", "(tombstone)"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			cs := testenv.Client(t)
-			ns := testenv.Namespace(t)
+			c := testenv.Plain(t)
+			cs, ns := c.Client(), c.Namespace(t)
 			testenv.CreatePod(t, cs, ns, "stays", map[string]string{"app": "x"})
 			testenv.CreatePod(t, cs, ns, "goes", nil)
 			opts := defaults
 			opts.perObject = mode.perObject
 			out := startStep(t, ns, opts)
-			out.WaitForLine(t, 1, "worker1  sync      "+ns+"/goes ")
-			out.WaitForLine(t, 1, "worker1  sync      "+ns+"/stays ")
+			out.Wait(t, 1, "worker1  sync      "+ns+"/goes ")
+			out.Wait(t, 1, "worker1  sync      "+ns+"/stays ")
 
-			testenv.RestartAPIServer(t, func(other kubernetes.Interface) {
+			c.RestartAPIServer(t, func(other kubernetes.Interface) {
 				if err := scene.Delete(ctx, other, ns, "goes"); err != nil {
 					t.Fatal(err)
 				}
 				testenv.CreatePod(t, other, ns, "arrives", nil)
-				if _, err := scene.Label(ctx, other, ns, "stays", "app", scene.Value("y")); err != nil {
+				if _, err := scene.Label(ctx, other, ns, "stays", "app", new("y")); err != nil {
 					t.Fatal(err)
 				}
 			})
 
-			out.WaitForLine(t, 1, mode.tombstone...)
-			out.WaitForLine(t, 1, "worker1  sync      "+ns+"/goes ", "gone from the cache")
-			out.WaitForLine(t, 1, "worker1  sync      "+ns+"/arrives ")
-			out.WaitForLine(t, 1, "worker1  sync      "+ns+"/stays ", "labels=app=y")
+			out.Wait(t, 1, mode.tombstone...)
+			out.Wait(t, 1, "worker1  sync      "+ns+"/goes ", "gone from the cache")
+			out.Wait(t, 1, "worker1  sync      "+ns+"/arrives ")
+			out.Wait(t, 1, "worker1  sync      "+ns+"/stays ", "labels=app=y")
 			if mode.perObject {
 				return
 			}
-			// 重新 List 是一個 ReplacedAll，帶著重啟後存在的兩個 Pod。
+			// 重新 List 是一個 ReplacedAll，帶著重新啟動後存在的兩個 Pod。
 			// The relist is one ReplacedAll carrying the two pods that exist after the restart.
 			if n := out.Count("queue    Replace   2 pods ", "-> one ReplacedAll delta"); n != 2 {
 				t.Errorf("want two Replace pushes of 2 pods (list, relist), got %d:\n%s", n, out.String())
@@ -319,11 +310,12 @@ func TestSurvivesAPIServerRestart(t *testing.T) {
 //
 // Bad flags are one error line; Ctrl-C lets the workers finish, then exits 0.
 func TestCommandLine(t *testing.T) {
+	c := testenv.Plain(t)
 	bin := testenv.Build(t)
 	testenv.Fails(t, bin, "step04-controller: flag provided but not defined: -bogus (see -h)", "--bogus")
 	testenv.Fails(t, bin, "--workers must be at least 1", "--kubeconfig", "/nonexistent", "--workers", "0")
 	testenv.Fails(t, bin, `--fifo must be atomic or per-object, not "delta"`, "--kubeconfig", "/nonexistent", "--fifo", "delta")
-	out := testenv.Interrupt(t, bin, "informer synced", "--kubeconfig", testenv.Kubeconfig(t), "-n", testenv.Namespace(t))
+	out := testenv.Interrupt(t, bin, "informer synced", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
 	if !strings.Contains(out, "-- workers stopped") {
 		t.Errorf("no clean worker shutdown after Ctrl-C:\n%s", out)
 	}
@@ -341,17 +333,17 @@ func TestCommandLine(t *testing.T) {
 // synced at once by different workers; every sync names its worker; and each
 // pod's last sync sees the final state: no burst label.
 func TestWorkersAndBurst(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	for _, n := range []string{"one", "two"} {
 		testenv.CreatePod(t, cs, ns, n, map[string]string{"app": n})
 	}
 	out := startStep(t, ns, options{workers: 3, syncTime: 200 * time.Millisecond, maxRetries: 5, baseDelay: 5 * time.Millisecond})
-	out.WaitFor(t, "informer synced", 1)
+	out.Wait(t, 1, "informer synced")
 	// scene.sh 的 burst 也用這麼高的 QPS，變化才會比同步快。 / scene.sh's burst uses this QPS too, so changes outpace syncs.
-	fast := testenv.Config(t)
+	fast := c.Config()
 	fast.QPS, fast.Burst = 100, 200
-	changed, err := scene.Burst(ctx, kubernetes.NewForConfigOrDie(fast), ns, 20)
+	changed, err := scene.Burst(t.Context(), kubernetes.NewForConfigOrDie(fast), ns, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +352,7 @@ func TestWorkersAndBurst(t *testing.T) {
 	}
 	// 20 次變化加上兩次拿掉標籤：每個 Pod 11 次推送。 / 20 changes plus two removals: 11 pushes per pod.
 	for _, n := range []string{"one", "two"} {
-		out.WaitForLine(t, 11, "queue    Update    "+ns+"/"+n+" ")
+		out.Wait(t, 11, "queue    Update    "+ns+"/"+n+" ")
 	}
 	var last map[string]string
 	var workers map[string]bool
@@ -381,13 +373,7 @@ func TestWorkersAndBurst(t *testing.T) {
 		}
 		return strings.HasSuffix(last[ns+"/one"], "labels=app=one") && strings.HasSuffix(last[ns+"/two"], "labels=app=two")
 	}
-	deadline := time.Now().Add(testenv.WaitTimeout)
-	for !settled() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the last syncs never showed the final state:\n%s", out.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.Poll(t, "the last syncs to show the final state; output so far:", settled, out)
 	// 初始清單的兩次推送（一個 Replace）與兩次同步，加上 22 次推送；同步必須比推送少：有合併。
 	// The initial list's two pods (one Replace) and their two syncs, plus 22 pushes: fewer syncs than pushes means merging.
 	if pushes := 2 + out.Count("queue    Update    ", ns+"/"); syncs >= pushes {

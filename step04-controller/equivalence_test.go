@@ -101,13 +101,11 @@ func startPair(t *testing.T, cs kubernetes.Interface, ns string, resync time.Dur
 // wait waits until each side has n calls after from, and returns them.
 func (p pair) wait(t *testing.T, from, n int) (ours, theirs []string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for p.ours.len() < from+n || p.theirs.len() < from+n {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %d handler calls\nstep 04:  %q\nclient-go: %q", n, p.ours.since(from), p.theirs.since(from))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.Poll(t, fmt.Sprintf("%d handler calls on each side", n), func() bool {
+		return p.ours.len() >= from+n && p.theirs.len() >= from+n
+	}, testenv.Describe(func() string {
+		return fmt.Sprintf("step 04:   %q\nclient-go: %q", p.ours.since(from), p.theirs.since(from))
+	}))
 	return p.ours.since(from)[:n], p.theirs.since(from)[:n]
 }
 
@@ -139,8 +137,8 @@ func same(t *testing.T, what string, ours, theirs []string, asSet bool) {
 
 // 情境：步驟 04 的預設管線與 client-go 的 NewInformerWithOptions 對同樣的變化，
 // 做出同樣的處理函式呼叫、同樣的順序、呼叫當下快取裡一樣多的物件：
-// 一開始有三個 Pod 的初始 List、即時的新增／修改／刪除，以及 API server 重啟後的重新 List，
-// 重啟期間有一個 Pod 被刪除（墓碑）、一個被新增、一個被修改。
+// 一開始有三個 Pod 的初始 List、即時的新增／修改／刪除，以及 API server 重新啟動後的重新 List，
+// 重新啟動期間有一個 Pod 被刪除（墓碑）、一個被新增、一個被修改。
 //
 // The story: step 04's default pipeline and client-go's NewInformerWithOptions
 // make the same handler calls, in the same order, with as many objects in the
@@ -148,8 +146,9 @@ func same(t *testing.T, what string, ours, theirs []string, asSet bool) {
 // live add / update / delete, and the relist after an API server restart
 // during which one pod was deleted (a tombstone), one created and one changed.
 func TestSameHandlerCallsAsNewInformerWithOptions(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	ctx := t.Context()
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	for _, n := range []string{"a", "b", "c"} {
 		testenv.CreatePod(t, cs, ns, n, map[string]string{"app": "x"})
 	}
@@ -170,7 +169,7 @@ func TestSameHandlerCallsAsNewInformerWithOptions(t *testing.T) {
 	}
 	step("live add", 1, func() { testenv.CreatePod(t, cs, ns, "d", nil) })
 	step("live update", 1, func() {
-		if _, err := scene.Label(ctx, cs, ns, "d", "tier", scene.Value("web")); err != nil {
+		if _, err := scene.Label(ctx, cs, ns, "d", "tier", new("web")); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -182,12 +181,12 @@ func TestSameHandlerCallsAsNewInformerWithOptions(t *testing.T) {
 		}
 	})
 
-	testenv.RestartAPIServer(t, func(other kubernetes.Interface) {
+	c.RestartAPIServer(t, func(other kubernetes.Interface) {
 		if err := scene.Delete(ctx, other, ns, "b"); err != nil {
 			t.Fatal(err)
 		}
 		testenv.CreatePod(t, other, ns, "e", nil)
-		if _, err := scene.Label(ctx, other, ns, "a", "app", scene.Value("y")); err != nil {
+		if _, err := scene.Label(ctx, other, ns, "a", "app", new("y")); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -211,8 +210,8 @@ func TestSameHandlerCallsAsNewInformerWithOptions(t *testing.T) {
 // The story: on a resync both sides call OnUpdate(obj, obj) once for each pod
 // in the cache.
 func TestSameResyncAsNewInformerWithOptions(t *testing.T) {
-	cs := testenv.Client(t)
-	ns := testenv.Namespace(t)
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
 	for _, n := range []string{"a", "b"} {
 		testenv.CreatePod(t, cs, ns, n, nil)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
-	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
@@ -21,24 +20,25 @@ import (
 // itself may merge into one sync, so identical consecutive sync lines are
 // kept once.
 func TestControllerDemo(t *testing.T) {
+	ctx := t.Context()
 	c := testenv.Realistic(t)
 	cs := c.Client()
 	ns := "default"
 	testenv.BeforePod(t, cs, ns)
 	out := startStepOn(t, cs, ns, options{controller: true})
-	out.WaitForLine(t, 1, "worker1  sync      default/before ")
+	out.Wait(t, 1, "worker1  sync      default/before ")
 
 	c.OneChangeAtATime(t, ns, func(change string) {
-		out.WaitForLine(t, 1, "worker1  sync      default/demo ", testenv.PodAfter[change])
+		out.Wait(t, 1, "worker1  sync      default/demo ", testenv.DemoAfter[change])
 	})
 	resumeKwok := c.Pause(t, "kwok")
 	if err := scene.Delete(ctx, cs, ns, "demo"); err != nil {
 		t.Fatal(err)
 	}
-	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "(deleting)")
+	out.Wait(t, 1, "worker1  sync      default/demo ", "(deleting)")
 	resumeKwok()
-	out.WaitForLine(t, 1, "worker1  sync      default/demo ", "not in the lister: the pod was deleted")
-	golden.Check(t, "controller", testenv.CollapseRepeats(show.StripVersions(out.String())))
+	out.Wait(t, 1, "worker1  sync      default/demo ", "not in the lister: the pod was deleted")
+	golden.Check(t, "controller", golden.CollapseRepeats(golden.StripVersions(out.String())))
 }
 
 // 情境：同步失敗時照步驟 04 的方式重試：五次，然後放棄；拿掉 annotation 之後，下一個變化又同步成功。
@@ -46,16 +46,17 @@ func TestControllerDemo(t *testing.T) {
 // The story: a failing sync is retried as in step 04: five times, then given
 // up; once the annotation is gone, the next change syncs again.
 func TestControllerRetries(t *testing.T) {
+	ctx := t.Context()
 	c := testenv.Plain(t)
 	cs := c.Client()
 	ns := c.Namespace(t)
 	testenv.CreatePod(t, cs, ns, "demo", nil)
 	out := startStepOn(t, cs, ns, options{controller: true})
-	out.WaitForLine(t, 1, "worker1  sync      "+ns+"/demo ")
-	if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, scene.Value("true")); err != nil {
+	out.Wait(t, 1, "worker1  sync      "+ns+"/demo ")
+	if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, new("true")); err != nil {
 		t.Fatal(err)
 	}
-	out.WaitForLine(t, 1, "worker1  FAILED    "+ns+"/demo ", "giving up after 5 retries")
+	out.Wait(t, 1, "worker1  FAILED    "+ns+"/demo ", "giving up after 5 retries")
 	for i := 1; i <= maxRetries; i++ {
 		if n := out.Count("FAILED", fmt.Sprintf("retry %d/5", i)); n != 1 {
 			t.Errorf("retry %d/5 appears %d times; want once:\n%s", i, n, out.String())
@@ -64,7 +65,7 @@ func TestControllerRetries(t *testing.T) {
 	if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, nil); err != nil {
 		t.Fatal(err)
 	}
-	out.WaitForLine(t, 2, "worker1  sync      "+ns+"/demo ")
+	out.Wait(t, 2, "worker1  sync      "+ns+"/demo ")
 }
 
 // 情境：三個 worker 並行處理一陣密集的變化；每個 Pod 在最後一個變化之後都再同步一次，看到的是最新的狀態。
@@ -72,6 +73,7 @@ func TestControllerRetries(t *testing.T) {
 // The story: three workers in parallel take a burst of changes; every pod is
 // synced once more after its last change, and sees its latest state.
 func TestControllerWorkers(t *testing.T) {
+	ctx := t.Context()
 	c := testenv.Plain(t)
 	cs := c.Client()
 	ns := c.Namespace(t)
@@ -79,12 +81,12 @@ func TestControllerWorkers(t *testing.T) {
 		testenv.CreatePod(t, cs, ns, name, nil)
 	}
 	out := startStepOn(t, cs, ns, options{controller: true, workers: 3})
-	out.WaitFor(t, "starting 3 worker(s)", 1)
+	out.Wait(t, 1, "starting 3 worker(s)")
 	if _, err := scene.Burst(ctx, cs, ns, 9); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"a", "b", "c"} {
 		// 第一次是初始清單的同步，第二次是 burst 拿掉標籤之後。 / The first is the initial list's sync, the second after the burst removed its label.
-		out.WaitForLine(t, 2, " sync      "+ns+"/"+name+" ", "labels=<none>")
+		out.Wait(t, 2, " sync      "+ns+"/"+name+" ", "labels=<none>")
 	}
 }

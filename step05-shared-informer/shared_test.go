@@ -17,13 +17,10 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
-	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
-
-var ctx = context.Background()
 
 // startStepOn 用指定的 clientset 執行這一步，輸出收進 Output。
 //
@@ -63,7 +60,7 @@ func demo(t *testing.T, cs kubernetes.Interface, ns string, out *testenv.Output)
 	t.Helper()
 	testenv.DemoScene(t, cs, ns, func(change string) {
 		want := map[string]string{"created": "phase Pending -> Running", "labelled": "tier=web", "deleted": "final state:"}[change]
-		out.WaitForLine(t, 1, "printer  ", " "+ns+"/demo ", want)
+		out.Wait(t, 1, "printer  ", " "+ns+"/demo ", want)
 	})
 }
 
@@ -81,7 +78,7 @@ func TestDemo(t *testing.T) {
 	testenv.BeforePod(t, cs, ns)
 
 	out := startStepOn(t, cs, ns, options{})
-	out.WaitFor(t, "watching from there", 1)
+	out.Wait(t, 1, "watching from there")
 	demo(t, cs, ns, out)
 
 	got := out.String()
@@ -99,7 +96,7 @@ func TestDemo(t *testing.T) {
 	if n := strings.Count(got, "\nlate "); n != 1 {
 		t.Errorf("the late handler printed %d lines; want 1 (its synthetic add), nothing after RemoveEventHandler:\n%s", n, got)
 	}
-	golden.Check(t, "demo", show.StripVersions(got))
+	golden.Check(t, "demo", golden.StripVersions(got))
 }
 
 // 情境：兩個處理函式、一個晚到的處理函式、lister 的讀取，全部共用一個 informer。
@@ -111,15 +108,16 @@ func TestDemo(t *testing.T) {
 // -l selector. A pod the selector does not match never arrives; the cached
 // pods have no managedFields (the Transform dropped them), the server's do.
 func TestOneWatchForEveryone(t *testing.T) {
+	ctx := t.Context()
 	c := testenv.Plain(t)
 	ns := c.Namespace(t)
 	trace := &testenv.Output{}
 	out := startStepOn(t, tracedClient(t, c, trace), ns, options{selector: "app=demo", slow: 10 * time.Millisecond})
-	out.WaitFor(t, "watching from there", 1)
+	out.Wait(t, 1, "watching from there")
 	testenv.CreatePod(t, c.Client(), ns, "other", map[string]string{"app": "other"})
 	testenv.CreatePod(t, c.Client(), ns, "demo", map[string]string{"app": "demo"})
-	out.WaitForLine(t, 1, "printer  OnAdd     "+ns+"/demo ")
-	out.WaitForLine(t, 1, "slow     OnAdd     "+ns+"/demo ")
+	out.Wait(t, 1, "printer  OnAdd     "+ns+"/demo ")
+	out.Wait(t, 1, "slow     OnAdd     "+ns+"/demo ")
 
 	// 同一條 watch 上的事件依序到達："other" 先建立，它若符合選擇器，會比 demo 先出現。
 	// Events on one watch arrive in order: "other" was created first, so had it matched it would have come before demo.
@@ -182,12 +180,12 @@ func TestSlowHandlerDoesNotHoldBackTheOther(t *testing.T) {
 		return ctx.Err() == nil
 	}}
 	out := startStepOn(t, cs, ns, opts)
-	out.WaitFor(t, "watching from there", 1)
+	out.Wait(t, 1, "watching from there")
 	close(gates[0])
-	out.WaitForLine(t, 1, "slow     OnAdd     default/before ", "[0 behind printer]")
+	out.Wait(t, 1, "slow     OnAdd     default/before ", "[0 behind printer]")
 	demo(t, cs, ns, out)
 	close(gates[1])
-	out.WaitForLine(t, 1, "slow     OnDelete  default/demo ", "[0 behind printer]")
+	out.Wait(t, 1, "slow     OnDelete  default/demo ", "[0 behind printer]")
 
 	got := out.String()
 	testenv.WantOrder(t, got,
@@ -195,7 +193,7 @@ func TestSlowHandlerDoesNotHoldBackTheOther(t *testing.T) {
 		"printer  OnDelete  default/demo ",
 		"slow     OnAdd     default/demo             phase=Pending labels=app=demo [6 behind printer]",
 	)
-	golden.Check(t, "slow", show.StripVersions(got))
+	golden.Check(t, "slow", golden.StripVersions(got))
 }
 
 // 情境：最常見的錯誤。還沒向工廠要 informer 之前就呼叫 Start，之後沒再呼叫：同一個 namespace 裡，
@@ -209,11 +207,11 @@ func TestStartTooEarly(t *testing.T) {
 	ns := c.Namespace(t)
 	trace := &testenv.Output{}
 	mistaken := startStepOn(t, tracedClient(t, c, trace), ns, options{startTooEarly: true})
-	mistaken.WaitFor(t, "nothing is watching from there", 1)
+	mistaken.Wait(t, 1, "nothing is watching from there")
 	correct := startStepOn(t, c.Client(), ns, options{})
-	correct.WaitFor(t, "watching from there", 1)
+	correct.Wait(t, 1, "watching from there")
 	testenv.CreatePod(t, c.Client(), ns, "demo", nil)
-	correct.WaitForLine(t, 1, "printer  OnAdd     "+ns+"/demo ")
+	correct.Wait(t, 1, "printer  OnAdd     "+ns+"/demo ")
 
 	testenv.WantOrder(t, mistaken.String(),
 		"factory.StartWithContext called before any informer was requested: it started nothing",
@@ -237,17 +235,18 @@ func TestStartTooEarly(t *testing.T) {
 // and the delete arrives as a tombstone: the DeletedPod's FinalStateUnknown
 // is set, OptionalObj is the last state in the cache, and GetKey still works.
 func TestTombstoneThroughDeletedObject(t *testing.T) {
+	ctx := t.Context()
 	c := testenv.Plain(t)
 	ns := c.Namespace(t)
 	testenv.CreatePod(t, c.Client(), ns, "goes", map[string]string{"app": "x"})
 	out := startStepOn(t, c.Client(), ns, options{})
-	out.WaitFor(t, "watching from there", 1)
+	out.Wait(t, 1, "watching from there")
 	c.RestartAPIServer(t, func(other kubernetes.Interface) {
 		if err := scene.Delete(ctx, other, ns, "goes"); err != nil {
 			t.Fatal(err)
 		}
 	})
-	out.WaitForLine(t, 1, "printer  OnDelete  "+ns+"/goes ", "tombstone; last known, maybe stale: phase=Pending labels=app=x")
+	out.Wait(t, 1, "printer  OnDelete  "+ns+"/goes ", "tombstone; last known, maybe stale: phase=Pending labels=app=x")
 }
 
 // 情境：--mutate-cache 直接改了快取裡的 Pod。開著 KUBE_CACHE_MUTATION_DETECTOR=true，
@@ -257,6 +256,7 @@ func TestTombstoneThroughDeletedObject(t *testing.T) {
 // KUBE_CACHE_MUTATION_DETECTOR=true the detector notices within a second,
 // prints the difference and panics; without it, nobody notices.
 func TestMutationDetector(t *testing.T) {
+	ctx := t.Context()
 	c := testenv.Plain(t)
 	ns := c.Namespace(t)
 	testenv.CreatePod(t, c.Client(), ns, "before", map[string]string{"app": "demo"})
@@ -309,6 +309,7 @@ func TestCommandLine(t *testing.T) {
 // factoryLister builds another factory with this step's newFactory, waits
 // for it to sync, and returns its pod lister.
 func factoryLister(t *testing.T, c *testenv.Cluster, ns string, opts options) corelisters.PodNamespaceLister {
+	ctx := t.Context()
 	t.Helper()
 	factory := newFactory(c.Client(), ns, opts)
 	lister := factory.Core().V1().Pods().Lister()

@@ -1,17 +1,16 @@
 package controlplane_test
 
 import (
-	"context"
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/controlplane"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -20,8 +19,9 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // The local control plane is a real kube-apiserver: /readyz answers ok, the
 // version is the pinned v1.37.x, and pods can be created.
 func TestRealAPIServer(t *testing.T) {
-	cs := testenv.Client(t)
-	body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
+	c := testenv.Plain(t)
+	cs := c.Client()
+	body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(t.Context())
 	if err != nil || string(body) != "ok" {
 		t.Fatalf("/readyz = %q, %v; want ok", body, err)
 	}
@@ -36,8 +36,8 @@ func TestRealAPIServer(t *testing.T) {
 	if !strings.Contains(key, v.GitVersion) {
 		t.Errorf("server version %s is not the pinned one (%s)", v.GitVersion, key)
 	}
-	ns := testenv.Namespace(t)
-	if _, err := scene.Create(context.Background(), cs, ns, "hello", map[string]string{"app": "hello"}); err != nil {
+	ns := c.Namespace(t)
+	if _, err := scene.Create(t.Context(), cs, ns, "hello", map[string]string{"app": "hello"}); err != nil {
 		t.Fatalf("creating a pod: %v", err)
 	}
 }
@@ -46,10 +46,10 @@ func TestRealAPIServer(t *testing.T) {
 // A request without credentials is refused: the local cluster has no
 // anonymous admin.
 func TestNoAnonymousAdmin(t *testing.T) {
-	cfg := testenv.Config(t)
+	cfg := testenv.Plain(t).Config()
 	cfg.CertData, cfg.KeyData = nil, nil
 	cs := kubernetes.NewForConfigOrDie(cfg)
-	if _, err := cs.CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{}); err == nil {
+	if _, err := cs.CoreV1().Pods("default").List(t.Context(), metav1.ListOptions{}); err == nil {
 		t.Fatal("listing pods without a client certificate succeeded; want 401 or 403")
 	}
 }
@@ -73,7 +73,7 @@ func TestBinDirMatchesScript(t *testing.T) {
 // 指定一個已被占用的埠時，Start 回傳一行清楚的錯誤。
 // Asking for a port already in use makes Start return one clear error line.
 func TestPortInUse(t *testing.T) {
-	port := testenv.Plane(t).Port()
+	port := testenv.Plain(t).Plane().Port()
 	_, err := controlplane.Start(controlplane.Options{Port: port})
 	if err == nil || !strings.Contains(err.Error(), "already in use") {
 		t.Fatalf("Start on a busy port: err = %v; want 'already in use'", err)
@@ -90,28 +90,19 @@ func TestPortInUse(t *testing.T) {
 func TestFakeNodeRenewsItsLease(t *testing.T) {
 	cs := testenv.Realistic(t).Client()
 	renewed := func() *metav1.MicroTime {
-		lease, err := cs.CoordinationV1().Leases("kube-node-lease").Get(context.Background(), controlplane.NodeName, metav1.GetOptions{})
+		lease, err := cs.CoordinationV1().Leases("kube-node-lease").Get(t.Context(), controlplane.NodeName, metav1.GetOptions{})
 		if err != nil {
 			return nil
 		}
 		return lease.Spec.RenewTime
 	}
 	var first *metav1.MicroTime
-	deadline := time.Now().Add(30 * time.Second)
-	for first == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("no Lease for node %s in kube-node-lease after 30 s", controlplane.NodeName)
-		}
+	testenv.Poll(t, "a Lease for node "+controlplane.NodeName+" in kube-node-lease", func() bool {
 		first = renewed()
-		time.Sleep(100 * time.Millisecond)
-	}
-	for {
-		if now := renewed(); now != nil && now.After(first.Time) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the Lease of node %s was not renewed within 30 s (renewTime %v)", controlplane.NodeName, first)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return first != nil
+	})
+	testenv.Poll(t, "the Lease of node "+controlplane.NodeName+" to be renewed", func() bool {
+		now := renewed()
+		return now != nil && now.After(first.Time)
+	})
 }

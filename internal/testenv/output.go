@@ -1,0 +1,140 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// WaitTimeout 是每一次等待的上限：本機叢集上的事件通常在幾十毫秒內送達。
+//
+// WaitTimeout bounds every wait: on the local cluster events usually arrive
+// within tens of milliseconds.
+const WaitTimeout = 30 * time.Second
+
+// Poll 每 10 毫秒檢查一次 cond，直到它成立；超過 WaitTimeout 就以「等了多久、等什麼」讓測試失敗，
+// 後面給的值（例如一個 *Output）也一起印出。測試裡的每個等待都經過這裡或 Output.Wait，沒有 sleep。
+//
+// Poll checks cond every 10 ms until it holds; past WaitTimeout it fails the
+// test saying what it waited for, printing the values after it too (an
+// *Output, say). Every wait in the tests goes through here or Output.Wait;
+// none sleeps.
+func Poll(t testing.TB, what string, cond func() bool, show ...fmt.Stringer) {
+	t.Helper()
+	deadline := time.Now().Add(WaitTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			var b strings.Builder
+			for _, s := range show {
+				b.WriteString("\n" + s.String())
+			}
+			t.Fatalf("waited %s for %s%s", WaitTimeout, what, b.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Describe 讓一個函式在 Poll 逾時時才算出要印的內容。
+//
+// Describe makes a function compute what Poll prints only when it times out.
+type Describe func() string
+
+func (d Describe) String() string { return d() }
+
+// Output 是一個可以同時寫入與讀取的緩衝區，讓測試等待某一行出現。
+//
+// Output is a buffer that can be written and read at once, so a test can wait
+// for a line to appear.
+type Output struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (o *Output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.Write(p)
+}
+
+func (o *Output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
+}
+
+// Count 回傳同時包含所有片段的行數。
+//
+// Count returns how many lines contain every one of the parts.
+func (o *Output) Count(parts ...string) int {
+	n := 0
+	for _, line := range strings.Split(o.String(), "\n") {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(line, p)
+		}
+		if all {
+			n++
+		}
+	}
+	return n
+}
+
+// Wait 等到至少 n 行同時包含所有片段（例如一個 key 與一段說明，中間隔著對齊用的空白）；
+// 逾時則讓測試失敗並印出目前的輸出。
+//
+// Wait waits until at least n lines contain every one of the parts (a key
+// and a detail with alignment padding between them, say); on timeout it
+// fails the test and prints the output so far.
+func (o *Output) Wait(t testing.TB, n int, parts ...string) {
+	t.Helper()
+	Poll(t, fmt.Sprintf("%d line(s) containing %q; output so far:", n, parts), func() bool { return o.Count(parts...) >= n }, o)
+}
+
+// WantOrder 確認每個片段都出現在 got 裡，而且順序與給定的相同。
+//
+// WantOrder checks that every fragment appears in got, in the given order.
+func WantOrder(t testing.TB, got string, fragments ...string) {
+	t.Helper()
+	rest := got
+	for _, f := range fragments {
+		i := strings.Index(rest, f)
+		if i < 0 {
+			t.Fatalf("missing %q (or out of order) in output:\n%s", f, got)
+		}
+		rest = rest[i+len(f):]
+	}
+}
+
+// Start 在背景執行一個步驟的主迴圈，把輸出收進 Output。stop 取消它、等它結束，並確認它沒有回傳錯誤；
+// 測試結束時若還沒呼叫，會自動呼叫。
+//
+// Start runs a step's main loop in the background, collecting its output.
+// stop cancels it, waits for it to return, and checks that it returned no
+// error; the end of the test calls it if the test did not.
+func Start(t testing.TB, run func(ctx context.Context, out io.Writer) error) (out *Output, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	out = &Output{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, out) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("the step returned an error: %v\noutput:\n%s", err, out.String())
+				}
+			case <-time.After(WaitTimeout):
+				t.Errorf("the step did not return within %s of being cancelled", WaitTimeout)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return out, stop
+}

@@ -1,0 +1,105 @@
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	buildBin  string
+	buildDir  string
+	buildErr  error
+)
+
+// Build 編譯目前目錄的 main 套件，回傳執行檔路徑，讓測試像學習者一樣執行它（旗標、結束碼、Ctrl-C）。
+// 一個測試套件只編譯一次；Main 結束時刪除。
+//
+// Build compiles the main package in the current directory and returns the
+// binary's path, so a test can run it as a learner does (flags, exit codes,
+// Ctrl-C). It compiles once per test package; Main removes it at the end.
+func Build(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		if buildDir, buildErr = os.MkdirTemp("", "testenv-build-"); buildErr != nil {
+			return
+		}
+		buildBin = filepath.Join(buildDir, "step")
+		if out, err := exec.Command("go", "build", "-o", buildBin, ".").CombinedOutput(); err != nil {
+			buildErr = &buildError{err, out}
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("go build: %v", buildErr)
+	}
+	return buildBin
+}
+
+type buildError struct {
+	err error
+	out []byte
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + string(e.out) }
+
+func removeBuilds() {
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir)
+	}
+}
+
+// Interrupt 啟動執行檔，等到輸出出現 ready，送出 SIGINT（就像按下 Ctrl-C），
+// 確認它在幾秒內以結束碼 0 結束，並回傳它的輸出。
+//
+// Interrupt starts the binary, waits until its output shows ready, sends
+// SIGINT (as Ctrl-C does), checks that it exits 0 within seconds, and returns
+// its output.
+func Interrupt(t testing.TB, bin, ready string, args ...string) string {
+	t.Helper()
+	out := &Output{}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	out.Wait(t, 1, ready)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("after Ctrl-C: %v; want exit 0\n%s", err, out.String())
+		}
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("still running 10s after Ctrl-C\n%s", out.String())
+	}
+	return out.String()
+}
+
+// Fails 執行執行檔，確認它以非零結束碼結束、stderr 恰好一行，而且包含 want。
+//
+// Fails runs the binary and checks that it exits non-zero with exactly one
+// line on stderr, containing want.
+func Fails(t testing.TB, bin, want string, args ...string) {
+	t.Helper()
+	var stderr strings.Builder
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if err == nil {
+		t.Fatalf("%v succeeded; want a non-zero exit", args)
+	}
+	msg := stderr.String()
+	if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, want) {
+		t.Fatalf("%v: stderr = %q; want one line containing %q", args, msg, want)
+	}
+}
