@@ -190,7 +190,7 @@ image_names() {
   (cd "${REPO_ROOT}/scripts/kind-node" && go run ./manifests "${kind_dir}" "${WORK}/manifests") >"${WORK}/kind-images.txt"
 }
 
-# image_of 印出清單裡以某個前綴開頭的那一個映像檔名稱。 / image_of prints the one image name in a list that starts with a prefix.
+# image_of 印出清單裡以某個前置字串開頭的那一個映像檔名稱。 / image_of prints the one image name in a list that starts with a prefix.
 image_of() {
   local name
   name="$(grep -m 1 "^$2" "${WORK}/$1")" || die "no image starting with $2 in $1"

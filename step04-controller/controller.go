@@ -165,7 +165,7 @@ func (c *controller) processNextItem(worker string) bool {
 	return true
 }
 
-// syncToStdout 是這個控制器的「業務邏輯」：從快取讀出最新狀態並印出來。
+// syncToStdout 是這個控制器實際要做的事：從快取讀出最新狀態並印出來。
 // 它只看 key，不看事件：不論中間發生過幾次變化，它處理的都是目前的狀態（level-based）。
 //
 // syncToStdout is this controller's "business logic": read the latest state

@@ -134,7 +134,7 @@ func tour(ctx context.Context, factory informers.SharedInformerFactory, namespac
 	}
 
 	// 程式的兩個部分各自向工廠要 Pod 的 informer：一個要加處理函式，一個要讀 lister。
-	// Informer() 每次回傳一個新的型別化外殼，所以不能拿它們比較；兩者包著的是同一個 informer，
+	// Informer() 每次回傳一個新的型別化包裝，所以不能拿它們比較；兩者包著的是同一個 informer，
 	// 看快取就知道：GetIndexer() 是同一個。
 	// Two parts of the program each ask the factory for the pod informer: one
 	// to add handlers, one to read the lister. Informer() returns a new typed

@@ -193,7 +193,7 @@ func Delete(ctx context.Context, cs kubernetes.Interface, namespace, name string
 }
 
 // DeleteNow 以寬限期 0 刪除一個 Pod（kubectl delete --grace-period=0 --force）：
-// API server 自己把它刪掉，不等節點。API server 重啟時用它，因為那時 kwok 連不上。
+// API server 自己把它刪掉，不等節點。API server 重新啟動時用它，因為那時 kwok 連不上。
 //
 // DeleteNow deletes a pod with grace period 0 (kubectl delete
 // --grace-period=0 --force): the API server removes it itself, without

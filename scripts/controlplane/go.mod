@@ -217,7 +217,7 @@ tool (
 	k8s.io/kubernetes/cmd/kubelet
 )
 
-// k8s.io/kubernetes 以 ./staging 取代這些模組；在它的 repo 之外，必須改指向同版號的已發佈模組。
+// k8s.io/kubernetes 以 ./staging 取代這些模組；在它的 repo 之外，必須改指向同版號的已發布模組。
 // k8s.io/kubernetes replaces these with ./staging; outside its repo they must
 // point at the published modules of the matching version instead.
 replace (

@@ -1,4 +1,4 @@
-// kindnetd 是 kind 的 kindnetd 的最小替身：kind v0.33.0 的 kindnetd 沒有以 Go 模組發佈，
+// kindnetd 是 kind 的 kindnetd 的最小替身：kind v0.33.0 的 kindnetd 沒有以 Go 模組發布，
 // 沒有 registry 的機器拿不到它。它只做讓 Pod 跑得起來的部分：依本節點的 spec.podCIDRs
 // 寫出 /etc/cni/net.d/10-kindnet.conflist（ptp + host-local + portmap，節點映像檔裡就有這三個外掛），
 // 並替其他每個節點的 podCIDR 維持一條經由該節點 InternalIP 的路由。
