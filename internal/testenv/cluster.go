@@ -1,166 +1,22 @@
-// Package testenv 讓一個測試套件共用真正的本機叢集。TestMain 呼叫 Main，啟動只有 API server 的叢集
-// （快；Pod 停在 Pending）；需要 Pod 真實生命週期的測試再呼叫 Realistic，多一個有 controller-manager、
-// scheduler 與 kwok 假節點的叢集。測試一開始就說它用哪一個：c := testenv.Plain(t) 或 testenv.Realistic(t)，
-// 之後一律透過 c 的方法。找不到執行檔時直接失敗並說明原因，絕不默默略過。
-//
-// Package testenv gives a test package real local clusters. TestMain calls
-// Main, which starts one with only an API server (fast; pods stay Pending);
-// tests that need a pod's real life call Realistic for a second one with
-// controller-manager, scheduler and kwok's fake node. A test says in its
-// first line which it uses, c := testenv.Plain(t) or testenv.Realistic(t),
-// and reaches it through c's methods from then on. Missing binaries fail
-// loudly, never a silent skip.
 package testenv
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/controlplane"
 )
-
-// Cluster 是一個測試套件共用的本機叢集。
-//
-// Cluster is a local cluster shared by one test package.
-type Cluster struct {
-	plane     *controlplane.ControlPlane
-	realistic bool
-}
-
-var (
-	plain         *Cluster
-	realistic     *Cluster
-	realisticErr  error
-	realisticOnce sync.Once
-	verbose       = os.Getenv("TESTENV_VERBOSE") != ""
-)
-
-// Main 包裝 testing.M.Run：先啟動只有 API server 的叢集，跑完測試再停掉它，
-// 以及測試要求過的擬真叢集與 Build 建出的執行檔。
-//
-// Main wraps testing.M.Run: it starts the API-server-only cluster, runs the
-// tests, then stops it, the realistic cluster if a test asked for one, and
-// removes the binaries Build made.
-func Main(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	flag.Parse()
-	// client-go 在 API server 重新啟動時會寫 log；除非用 -v 要求，否則測試輸出不顯示。
-	// client-go logs its retries while the API server restarts; keep test output quiet unless -v asks.
-	if !testing.Verbose() {
-		klog.SetOutput(io.Discard)
-		klog.LogToStderr(false)
-	}
-	defer removeBuilds()
-	var err error
-	plain, err = startCluster(false)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
-		return 1
-	}
-	interrupted := make(chan os.Signal, 1)
-	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-interrupted
-		fmt.Fprintln(os.Stderr, "testenv: interrupted; stopping the control plane")
-		_ = stopAll()
-		removeBuilds()
-		os.Exit(130)
-	}()
-	code := m.Run()
-	if err := stopAll(); err != nil {
-		fmt.Fprintf(os.Stderr, "testenv: stopping the control plane: %v\n", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code
-}
-
-func startCluster(realistic bool) (*Cluster, error) {
-	start := time.Now()
-	plane, err := controlplane.Start(controlplane.Options{Verbose: verbose, Realistic: realistic})
-	if err != nil {
-		return nil, err
-	}
-	if realistic {
-		if err := plane.WaitForDefaultServiceAccount(context.Background(), "default"); err != nil {
-			_ = plane.Stop()
-			return nil, err
-		}
-	}
-	if testing.Verbose() {
-		fmt.Fprintf(os.Stderr, "testenv: cluster (realistic=%t) ready at %s in %s\n", realistic, plane.URL(), time.Since(start).Round(time.Millisecond))
-	}
-	return &Cluster{plane: plane, realistic: realistic}, nil
-}
-
-var stopMu sync.Mutex
-
-func stopAll() error {
-	stopMu.Lock()
-	defer stopMu.Unlock()
-	var errs []error
-	for _, c := range []*Cluster{realistic, plain} {
-		if c != nil && c.plane != nil {
-			errs = append(errs, c.plane.Stop())
-			c.plane = nil
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// Plain 回傳這個測試套件只有 API server 的叢集；沒有經過 Main 就呼叫會讓測試失敗。
-//
-// Plain returns the package's API-server-only cluster; calling it without
-// Main fails the test.
-func Plain(t testing.TB) *Cluster {
-	t.Helper()
-	if plain == nil {
-		t.Fatal("testenv: no control plane; call testenv.Main(m) from TestMain")
-	}
-	return plain
-}
-
-// Realistic 回傳這個測試套件的擬真叢集（Pod 會被排程、變成 Running），第一次呼叫時啟動。
-//
-// Realistic returns the package's realistic cluster (pods get scheduled and
-// go Running), starting it on the first call.
-func Realistic(t testing.TB) *Cluster {
-	t.Helper()
-	Plain(t)
-	realisticOnce.Do(func() {
-		c, err := startCluster(true)
-		stopMu.Lock()
-		realistic, realisticErr = c, err
-		stopMu.Unlock()
-	})
-	if realisticErr != nil {
-		t.Fatalf("testenv: starting the realistic cluster: %v", realisticErr)
-	}
-	return realistic
-}
 
 func (c *Cluster) Plane() *controlplane.ControlPlane { return c.plane }
 
