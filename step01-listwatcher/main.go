@@ -1,7 +1,7 @@
-// step01-listwatcher：親手實作 ListerWatcher，並像 reflector 一樣先 List 再 Watch。
+// step01-listwatcher：親手實作 ListerWatcher，並像 Reflector 一樣先 List 再 Watch。
 //
 // step01-listwatcher implements a ListerWatcher by hand and runs it the way a
-// reflector does: List, then Watch.
+// Reflector does: List, then Watch.
 //
 //	go run ./step01-listwatcher [-n NAMESPACE] [--watch-timeout 5] [--bookmarks] [--trace]
 package main
@@ -14,13 +14,14 @@ import (
 )
 
 func main() {
-	var f cli.Flags
-	f.Register(flag.CommandLine)
 	var opts watchOptions
-	flag.Int64Var(&opts.timeoutSeconds, "watch-timeout", 0, "ask the server to end each watch after this many seconds, to see re-watching (0: server default)")
-	flag.BoolVar(&opts.bookmarks, "bookmarks", false, "ask for BOOKMARK events (a newer resourceVersion with no object change)")
-
-	cli.Main("step01-listwatcher", &f, func(ctx context.Context, env *cli.Env) error {
+	cli.Main(cli.Step{
+		Name: "step01-listwatcher",
+		Flags: func(fs *flag.FlagSet) {
+			fs.Int64Var(&opts.timeoutSeconds, "watch-timeout", 0, "ask the server to end each watch after this many seconds, to see re-watching (0: server default)")
+			fs.BoolVar(&opts.bookmarks, "bookmarks", false, "ask for BOOKMARK events (a newer resourceVersion with no object change)")
+		},
+	}, func(ctx context.Context, env *cli.Env) error {
 		return run(ctx, env.Client, env.Namespace, opts, env.Out)
 	})
 }

@@ -37,10 +37,10 @@ func startStep(t *testing.T, ns, label, field string) *testenv.Output {
 //
 // startStepOn is startStep on the given cluster.
 func startStepOn(t *testing.T, c *testenv.Cluster, ns, label, field string) *testenv.Output {
-	ctx := t.Context()
 	t.Helper()
+	ctx := t.Context()
 	out := &testenv.Output{}
-	env, err := cli.Connect(ctx, &cli.Flags{Kubeconfig: c.Kubeconfig(t), Namespace: ns, Trace: true}, out, out)
+	env, err := cli.Connect(ctx, &cli.Flags{Kubeconfig: c.Kubeconfig(t), Namespace: ns, Trace: true}, true, out, out)
 	if err != nil {
 		t.Fatal(err)
 	}

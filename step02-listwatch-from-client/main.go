@@ -20,28 +20,40 @@ import (
 )
 
 func main() {
-	var f cli.Flags
-	f.Register(flag.CommandLine)
-	// 這一步的 Reflector 會撐過 API server 中斷；讓它在輸出中說明。 / This step's Reflector rides out an API server outage; have it say so.
-	f.NoteOutages = true
 	var labelFlag, fieldFlag string
-	flag.StringVar(&labelFlag, "label-selector", "", "only pods whose labels match, for example app=demo or 'tier in (web,api)'")
-	flag.StringVar(&labelFlag, "l", "", "shorthand for --label-selector")
-	flag.StringVar(&fieldFlag, "field-selector", "", "only pods whose fields match, for example status.phase=Pending")
-
-	var labelSelector labels.Selector
-	var fieldSelector fields.Selector
-	parseSelectors := func() (err error) {
-		if labelSelector, err = labels.Parse(labelFlag); err != nil {
-			return fmt.Errorf("bad --label-selector %q: %w", labelFlag, err)
+	cli.Main(cli.Step{
+		Name:            "step02-listwatch-from-client",
+		RidesOutOutages: true,
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&labelFlag, "label-selector", "", "only pods whose labels match, for example app=demo or 'tier in (web,api)'")
+			fs.StringVar(&labelFlag, "l", "", "shorthand for --label-selector")
+			fs.StringVar(&fieldFlag, "field-selector", "", "only pods whose fields match, for example status.phase=Pending")
+		},
+		Validate: func() error {
+			_, _, err := selectors(labelFlag, fieldFlag)
+			return err
+		},
+	}, func(ctx context.Context, env *cli.Env) error {
+		labelSelector, fieldSelector, err := selectors(labelFlag, fieldFlag)
+		if err != nil {
+			return err
 		}
-		if fieldSelector, err = fields.ParseSelector(fieldFlag); err != nil {
-			return fmt.Errorf("bad --field-selector %q: %w", fieldFlag, err)
-		}
-		return nil
-	}
-
-	cli.Main("step02-listwatch-from-client", &f, func(ctx context.Context, env *cli.Env) error {
 		return run(ctx, env.Client, env.Namespace, fieldSelector, labelSelector, env.Out)
-	}, parseSelectors)
+	})
+}
+
+// selectors 解析兩個選擇器旗標；Validate 在連線前呼叫它一次，run 再呼叫一次取得結果。
+//
+// selectors parses the two selector flags; Validate calls it once before
+// connecting, and run again for the result.
+func selectors(labelFlag, fieldFlag string) (labels.Selector, fields.Selector, error) {
+	l, err := labels.Parse(labelFlag)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bad --label-selector %q: %w", labelFlag, err)
+	}
+	f, err := fields.ParseSelector(fieldFlag)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bad --field-selector %q: %w", fieldFlag, err)
+	}
+	return l, f, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,10 +38,6 @@ func indexByApp(obj any) ([]string, error) {
 	return nil, nil
 }
 
-// options 是這一步的兩個選擇：用哪個建構函式，以及 resync 的週期。
-//
-// options are this step's two choices: which constructor, and the resync
-// period.
 type options struct {
 	// constructor 是 "options"（現行的 NewInformerWithOptions）或 "indexer"（原始文章的 NewIndexerInformer）。
 	//
@@ -107,7 +104,15 @@ func run(ctx context.Context, client kubernetes.Interface, namespace string, opt
 	}
 	indexer, informer := newInformer(lw, handler, opts)
 	show.Note(out, "informer for pods in namespace %q via %s (Ctrl-C to stop)", namespace, constructorName(opts.constructor))
-	go informer.RunWithContext(ctx)
+	// informer 在 ctx 結束時停下；run 先取消 ctx、等它停了才 return（defer 反序執行），
+	// 之後就不會再有處理函式印出東西。
+	// The informer stops when ctx ends; run cancels ctx and waits for it
+	// before returning (defers run in reverse), so no handler prints afterwards.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wg.Go(func() { informer.RunWithContext(ctx) })
 
 	// 在初始清單處理完之前，快取是不完整的：查不到某個 Pod 不代表它不存在。
 	// 所以先等 HasSynced，再相信快取。
@@ -126,7 +131,11 @@ func run(ctx context.Context, client kubernetes.Interface, namespace string, opt
 	show.Note(out, "cache synced (HasSynced=true): ListKeys() = [%s]", strings.Join(keys, " "))
 	for _, key := range keys {
 		obj, exists, err := indexer.GetByKey(key)
-		if err == nil && exists {
+		if err != nil {
+			return err
+		}
+		// ListKeys 之後 Pod 可能已經被刪掉：快取一直在變。 / The pod may be gone since ListKeys: the cache keeps changing.
+		if exists {
 			show.Note(out, "GetByKey(%q): %s", key, show.Pod(obj.(*corev1.Pod)))
 		}
 	}

@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 
@@ -17,21 +18,24 @@ import (
 )
 
 func main() {
-	var f cli.Flags
-	f.Register(flag.CommandLine)
-	// 這一步的 Reflector 會撐過 API server 中斷；讓它在輸出中說明。 / This step's Reflector rides out an API server outage; have it say so.
-	f.NoteOutages = true
 	var opts options
-	flag.StringVar(&opts.constructor, "constructor", "options", "options: cache.NewInformerWithOptions (today); indexer: cache.NewIndexerInformer (the source article's, deprecated)")
-	flag.DurationVar(&opts.resync, "resync", 0, "hand every cached pod to OnUpdate again this often (0: never)")
-	checkConstructor := func() error {
-		if opts.constructor != "options" && opts.constructor != "indexer" {
-			return fmt.Errorf("--constructor must be options or indexer, not %q", opts.constructor)
-		}
-		return nil
-	}
-
-	cli.Main("step03-indexer-informer", &f, func(ctx context.Context, env *cli.Env) error {
+	cli.Main(cli.Step{
+		Name:            "step03-indexer-informer",
+		RidesOutOutages: true,
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&opts.constructor, "constructor", "options", "options: cache.NewInformerWithOptions (today); indexer: cache.NewIndexerInformer (the source article's, deprecated)")
+			fs.DurationVar(&opts.resync, "resync", 0, "hand every cached pod to OnUpdate again this often (0: never)")
+		},
+		Validate: func() error {
+			if opts.constructor != "options" && opts.constructor != "indexer" {
+				return fmt.Errorf("--constructor must be options or indexer, not %q", opts.constructor)
+			}
+			if opts.resync < 0 {
+				return errors.New("--resync must not be negative")
+			}
+			return nil
+		},
+	}, func(ctx context.Context, env *cli.Env) error {
 		return run(ctx, env.Client, env.Namespace, opts, env.Out)
-	}, checkConstructor)
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -23,9 +24,6 @@ import (
 // can watch retries and backoff.
 const failAnnotation = "informer-lab/fail"
 
-// options 是控制器的設定。
-//
-// options configure the controller.
 type options struct {
 	workers    int
 	maxRetries int
@@ -41,14 +39,11 @@ type options struct {
 	// calling other APIs would (--sync-time). Changes that arrive during a
 	// sync queue the key once more, and only once: that makes merging visible.
 	syncTime time.Duration
-	// perObject 選擇舊的逐物件佇列（--fifo per-object），預設是 v0.37.2 的 atomic 佇列。
+	// fifo 是 "atomic"（v0.37.2 的預設）或 "per-object"（KUBE_FEATURE_AtomicFIFO=false 時的舊佇列）。
 	//
-	// perObject picks the old per-object queue (--fifo per-object); the
-	// default is v0.37.2's atomic queue.
-	perObject bool
-	// resync 是完整 resync 的週期；0 表示不做。
-	//
-	// resync is the full resync period; 0 means none.
+	// fifo is "atomic" (v0.37.2's default) or "per-object" (the old queue,
+	// as with KUBE_FEATURE_AtomicFIFO=false).
+	fifo   string
 	resync time.Duration
 }
 
@@ -97,6 +92,9 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 	enqueue := func(obj any) {
 		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 		if err != nil {
+			// 只有沒有 metadata 的物件才會這樣；Pod 的 informer 不會遇到，遇到了也不該默不作聲。
+			// Only an object without metadata does this; a pod informer never meets one, and if it did it should say so.
+			utilruntime.HandleError(err)
 			return
 		}
 		before := c.queue.Len()
@@ -109,8 +107,21 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 		AddFunc:    enqueue,
 		UpdateFunc: func(_, newObj any) { enqueue(newObj) },
 		DeleteFunc: enqueue,
-	}, opts.perObject, opts.resync, out)
+	}, opts.fifo == "per-object", opts.resync, out)
 	return c
+}
+
+// run 建立並執行控制器，直到 ctx 結束。
+//
+// run builds and runs the controller until ctx ends.
+func run(ctx context.Context, client kubernetes.Interface, namespace string, opts options, out io.Writer) error {
+	queue := "RealFIFO (atomic events, batches)"
+	if opts.fifo == "per-object" {
+		queue = "RealFIFO (per-object deltas, batches)"
+	}
+	show.Note(out, "controller for pods in namespace %q: Reflector -> %s -> processLoop -> Indexer + handlers -> workqueue -> workers (Ctrl-C to stop)", namespace, queue)
+	newController(client, namespace, opts, out).run(ctx)
+	return nil
 }
 
 // run 啟動 informer，等它同步，再啟動 worker。ctx 結束時關閉佇列：佇列不再收新的 key，
@@ -123,7 +134,9 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 // key already queued; ShutDownWithDrain also waits until no key is being
 // processed before run returns.
 func (c *controller) run(ctx context.Context) {
-	go c.informer.RunWithContext(ctx)
+	var informer sync.WaitGroup
+	defer informer.Wait()
+	informer.Go(func() { c.informer.RunWithContext(ctx) })
 	// WaitFor 等 HasSyncedChecker 關閉它的通道，不必輪詢；空字串表示不寫進度記錄。
 	// WaitFor waits for the HasSyncedChecker's channel to close, with no
 	// polling; the empty name means no progress logging.
@@ -138,12 +151,15 @@ func (c *controller) run(ctx context.Context) {
 		// Each worker has a name (worker1, worker2, …), so the output shows who synced which key.
 		name := fmt.Sprintf("worker%d", i+1)
 		wg.Go(func() {
-			for c.processNextItem(name) {
+			for c.processNextItem(ctx, name) {
 			}
 		})
 	}
 	<-ctx.Done()
 	show.Note(c.out, "shutting down: no new keys, delayed retries dropped, queued keys still synced")
+	// 先等 informer 停下：之後沒有處理函式會再放 key，也不會再印東西。
+	// Wait for the informer first: after it no handler adds a key or prints anything.
+	informer.Wait()
 	c.queue.ShutDownWithDrain()
 	wg.Wait()
 	show.Note(c.out, "workers stopped")
@@ -155,13 +171,13 @@ func (c *controller) run(ctx context.Context) {
 // processNextItem takes one key, syncs it and handles the result. It returns
 // false once the queue is shut down. Done must always be called: until then
 // the same key is not handed to another worker.
-func (c *controller) processNextItem(worker string) bool {
+func (c *controller) processNextItem(ctx context.Context, worker string) bool {
 	key, quit := c.queue.Get()
 	if quit {
 		return false
 	}
 	defer c.queue.Done(key)
-	c.handleErr(worker, key, c.syncToStdout(worker, key))
+	c.handleErr(worker, key, c.syncToStdout(ctx, worker, key))
 	return true
 }
 
@@ -171,7 +187,7 @@ func (c *controller) processNextItem(worker string) bool {
 // syncToStdout is this controller's "business logic": read the latest state
 // from the cache and print it. It sees a key, not an event: however many
 // changes happened, it deals with the state as it is now (level-based).
-func (c *controller) syncToStdout(worker, key string) error {
+func (c *controller) syncToStdout(ctx context.Context, worker, key string) error {
 	obj, exists, err := c.indexer.GetByKey(key)
 	if err != nil {
 		return err
@@ -185,7 +201,12 @@ func (c *controller) syncToStdout(worker, key string) error {
 		return fmt.Errorf("annotation %s=true", failAnnotation)
 	}
 	show.Line(c.out, worker, "sync", key, show.Pod(pod))
-	time.Sleep(c.opts.syncTime)
+	// 假裝在工作（--sync-time）。ctx 結束時立刻停下：排乾佇列時不必一個一個等。
+	// Pretend to work (--sync-time). Stop at once when ctx ends: draining the queue need not wait for each.
+	select {
+	case <-time.After(c.opts.syncTime):
+	case <-ctx.Done():
+	}
 	return nil
 }
 

@@ -17,7 +17,7 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-var defaults = options{workers: 1, maxRetries: 5, baseDelay: 5 * time.Millisecond}
+var defaults = options{workers: 1, maxRetries: 5, baseDelay: 5 * time.Millisecond, fifo: "atomic"}
 
 func startStep(t *testing.T, ns string, opts options) *testenv.Output {
 	t.Helper()
@@ -65,7 +65,9 @@ func TestDemo(t *testing.T) {
 			ns := "default"
 			testenv.BeforePod(t, cs, ns)
 			opts := defaults
-			opts.perObject = mode.perObject
+			if mode.perObject {
+				opts.fifo = "per-object"
+			}
 			out := startStepOn(t, c, ns, opts)
 			out.Wait(t, 1, "worker1  sync      default/before ")
 
@@ -110,7 +112,7 @@ func TestInitialListOfTwoPods(t *testing.T) {
 		"-- informer synced")
 
 	opts := defaults
-	opts.perObject = true
+	opts.fifo = "per-object"
 	out = startStep(t, ns, opts)
 	out.Wait(t, 1, "informer synced")
 	testenv.WantOrder(t, out.String(),
@@ -240,7 +242,7 @@ func TestKeysCoalesce(t *testing.T) {
 	}
 
 	go func() {
-		for c.processNextItem("worker1") {
+		for c.processNextItem(ctx, "worker1") {
 		}
 	}()
 	out.Wait(t, 1, "worker1  sync      "+ns+"/busy ", "labels=v=3")
@@ -275,7 +277,9 @@ func TestSurvivesAPIServerRestart(t *testing.T) {
 			testenv.CreatePod(t, cs, ns, "stays", map[string]string{"app": "x"})
 			testenv.CreatePod(t, cs, ns, "goes", nil)
 			opts := defaults
-			opts.perObject = mode.perObject
+			if mode.perObject {
+				opts.fifo = "per-object"
+			}
 			out := startStep(t, ns, opts)
 			out.Wait(t, 1, "worker1  sync      "+ns+"/goes ")
 			out.Wait(t, 1, "worker1  sync      "+ns+"/stays ")

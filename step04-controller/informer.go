@@ -54,7 +54,7 @@ func newInformer(lw cache.ListerWatcher, handler cache.ResourceEventHandler, per
 	if perObject {
 		fifoOpts = cache.RealFIFOOptions{KeyFunction: cache.MetaNamespaceKeyFunc, KnownObjects: indexer}
 	}
-	queue := &showPushes{RealFIFO: cache.NewRealFIFOWithOptions(fifoOpts), out: out, atomic: !perObject}
+	queue := &printingQueue{RealFIFO: cache.NewRealFIFOWithOptions(fifoOpts), out: out, atomic: !perObject}
 
 	cfg := &cache.Config{
 		Queue:            queue,
@@ -68,19 +68,14 @@ func newInformer(lw cache.ListerWatcher, handler cache.ResourceEventHandler, per
 		// one in it: the type is left over from the DeltaFIFO, which handed
 		// over all the changes one object had accumulated.
 		Process: func(obj any, isInInitialList bool) error {
-			for _, d := range obj.(cache.Deltas) {
-				if err := p.one(d, isInInitialList); err != nil {
-					return err
-				}
-			}
-			return nil
+			return p.processDeltas(obj.(cache.Deltas), isInInitialList)
 		},
 		// processLoop 呼叫 ProcessBatch 處理一批（最多 1000 個、每個 key 一次）逐物件的變化；
 		// 這是 InOrderInformersBatchProcess 的預設行為，兩種模式都一樣。
 		// processLoop calls ProcessBatch for a batch of per-object changes (up
 		// to 1000, each key once); that is InOrderInformersBatchProcess, on by
 		// default, in both modes.
-		ProcessBatch: p.batch,
+		ProcessBatch: p.processDeltasInBatch,
 	}
 	return indexer, cache.New(cfg)
 }
@@ -97,13 +92,22 @@ type processor struct {
 	out     io.Writer
 }
 
-// one 處理一個項目，對應 client-go 的 processDeltas。
+// processDeltas 處理一個項目，對應 client-go 的 processDeltas。
 //
-// one processes a single item, as client-go's processDeltas does.
-func (p *processor) one(d cache.Delta, isInInitialList bool) error {
+// processDeltas processes one item, as client-go's processDeltas does.
+func (p *processor) processDeltas(deltas cache.Deltas, isInInitialList bool) error {
+	for _, d := range deltas {
+		if err := p.processDelta(d, isInInitialList); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *processor) processDelta(d cache.Delta, isInInitialList bool) error {
 	switch d.Type {
 	case cache.ReplacedAll:
-		return p.replaceAll(d.Object.(cache.ReplacedAllInfo), isInInitialList)
+		return p.processReplacedAllInfo(d.Object.(cache.ReplacedAllInfo), isInInitialList)
 	case cache.SyncAll:
 		pods := p.indexer.List()
 		show.Note(p.out, "fifo: SyncAll: OnUpdate(obj, obj) for each of the %s in the indexer", show.Pods(len(pods)))
@@ -145,30 +149,39 @@ func (p *processor) one(d cache.Delta, isInInitialList bool) error {
 	return nil
 }
 
-// replaceAll 處理一次 List 或重新 List 的結果，對應 client-go 的 processReplacedAllInfo：
+// processReplacedAllInfo 處理一次 List 或重新 List 的結果，與 client-go 的同名函式相同：
 // 先跟 Indexer 比對出消失的物件（墓碑，帶著快取裡最後的狀態）與每個物件的舊狀態，
 // 再一次換掉整個 Indexer，最後才呼叫處理函式：先所有刪除，再依清單順序新增或更新。
 // 所以第一個 OnAdd 執行時，快取裡已經是整份清單。
 //
-// replaceAll handles the result of a list or relist, as client-go's
-// processReplacedAllInfo does: compare with the Indexer to find what vanished
+// processReplacedAllInfo handles the result of a list or relist, as
+// client-go's function of that name does: compare with the Indexer to find what vanished
 // (tombstones carrying the last state in the cache) and each object's old
 // state; replace the whole Indexer at once; only then call the handlers, every
 // delete first, then adds or updates in list order. So when the first OnAdd
 // runs, the cache already holds the whole list.
-func (p *processor) replaceAll(info cache.ReplacedAllInfo, isInInitialList bool) error {
+func (p *processor) processReplacedAllInfo(info cache.ReplacedAllInfo, isInInitialList bool) error {
 	listed := make(map[string]bool, len(info.Objects))
 	olds := make([]any, len(info.Objects))
 	for i, obj := range info.Objects {
 		listed[key(obj)] = true
-		if old, exists, err := p.indexer.Get(obj); err == nil && exists {
+		old, exists, err := p.indexer.Get(obj)
+		if err != nil {
+			return err
+		}
+		if exists {
 			olds[i] = old
 		}
 	}
 	var gone []cache.DeletedFinalStateUnknown
 	for _, k := range p.indexer.ListKeys() {
 		if !listed[k] {
-			last, _, _ := p.indexer.GetByKey(k)
+			// processLoop 是唯一改 Indexer 的地方，而我們就在裡面：ListKeys 列出的 key 一定還在。
+			// processLoop is the only writer of the Indexer and we are inside it: a key ListKeys listed is still there.
+			last, _, err := p.indexer.GetByKey(k)
+			if err != nil {
+				return err
+			}
 			gone = append(gone, cache.DeletedFinalStateUnknown{Key: k, Obj: last})
 		}
 	}
@@ -193,13 +206,13 @@ func (p *processor) replaceAll(info cache.ReplacedAllInfo, isInInitialList bool)
 	return nil
 }
 
-// batch 處理一批逐物件的變化，對應 client-go 的 processDeltasInBatch：
+// processDeltasInBatch 處理一批逐物件的變化，與 client-go 的同名函式相同：
 // 先在一個 Indexer 交易（Transaction）裡套用全部，再依序呼叫處理函式。
 //
-// batch processes a batch of per-object changes, as client-go's
-// processDeltasInBatch does: apply them all in one Indexer Transaction, then
+// processDeltasInBatch processes a batch of per-object changes, as
+// client-go's function of that name does: apply them all in one Indexer Transaction, then
 // call the handlers in order.
-func (p *processor) batch(deltas []cache.Delta, isInInitialList bool) error {
+func (p *processor) processDeltasInBatch(deltas []cache.Delta, isInInitialList bool) error {
 	txns := make([]cache.Transaction, 0, len(deltas))
 	calls := make([]func(), 0, len(deltas))
 	for _, d := range deltas {
@@ -212,7 +225,11 @@ func (p *processor) batch(deltas []cache.Delta, isInInitialList bool) error {
 				p.handler.OnDelete(obj)
 			})
 		case cache.Added, cache.Updated, cache.Replaced, cache.Sync:
-			if old, exists, err := p.indexer.Get(obj); err == nil && exists {
+			old, exists, err := p.indexer.Get(obj)
+			if err != nil {
+				return err
+			}
+			if exists {
 				txns = append(txns, cache.Transaction{Type: cache.TransactionTypeUpdate, Object: obj})
 				calls = append(calls, func() {
 					show.Line(p.out, "fifo", string(d.Type), k, "indexer.Update (in the batch), OnUpdate")
@@ -239,60 +256,12 @@ func (p *processor) batch(deltas []cache.Delta, isInInitialList bool) error {
 	return nil
 }
 
-// showPushes 包住 RealFIFO，印出 Reflector 推進佇列的每一筆，以及它在佇列裡變成什麼，
-// 然後照原樣轉交。其他方法（Pop、PopBatch、HasSynced…）直接用 RealFIFO 的。
+// key 是 DeletionHandlingMetaNamespaceKeyFunc；它只在物件沒有 metadata 時失敗，Pod 的 informer 不會遇到，
+// 萬一遇到就把錯誤印出來，不藏起來。
 //
-// showPushes wraps the RealFIFO, prints everything the Reflector pushes into
-// the queue and what it becomes there, then passes it on unchanged. The other
-// methods (Pop, PopBatch, HasSynced, …) are the RealFIFO's own.
-type showPushes struct {
-	*cache.RealFIFO
-	out    io.Writer
-	atomic bool
-}
-
-func (q *showPushes) Add(obj any) error {
-	show.Line(q.out, "queue", "Add", key(obj), "-> one Added delta")
-	return q.RealFIFO.Add(obj)
-}
-
-func (q *showPushes) Update(obj any) error {
-	show.Line(q.out, "queue", "Update", key(obj), "-> one Updated delta")
-	return q.RealFIFO.Update(obj)
-}
-
-func (q *showPushes) Delete(obj any) error {
-	show.Line(q.out, "queue", "Delete", key(obj), "-> one Deleted delta")
-	return q.RealFIFO.Delete(obj)
-}
-
-func (q *showPushes) Replace(objs []any, rv string) error {
-	becomes := "-> one ReplacedAll delta, resourceVersion=" + rv
-	if !q.atomic {
-		becomes = "-> one Replaced delta per pod, and a Deleted tombstone per cached pod not listed"
-	}
-	show.Line(q.out, "queue", "Replace", show.Pods(len(objs)), becomes)
-	return q.RealFIFO.Replace(objs, rv)
-}
-
-func (q *showPushes) Resync() error {
-	becomes := "-> one SyncAll delta"
-	if !q.atomic {
-		becomes = "-> one Sync delta per pod in the indexer"
-	}
-	show.Line(q.out, "queue", "Resync", "", becomes)
-	return q.RealFIFO.Resync()
-}
-
-func (q *showPushes) Bookmark(rv string) error {
-	becomes := "-> one Bookmark delta"
-	if !q.atomic {
-		becomes = "-> nothing: Bookmark deltas need atomic events"
-	}
-	show.Line(q.out, "queue", "Bookmark", "", "resourceVersion="+rv+" "+becomes)
-	return q.RealFIFO.Bookmark(rv)
-}
-
+// key is DeletionHandlingMetaNamespaceKeyFunc, which fails only for an object
+// without metadata, never seen in a pod informer; if it ever happens, the
+// error is shown rather than hidden.
 func key(obj any) string {
 	k, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -21,41 +22,46 @@ import (
 )
 
 func main() {
-	var f cli.Flags
-	f.Register(flag.CommandLine)
-	// 這一步的 Reflector 會撐過 API server 中斷；讓它在輸出中說明。 / This step's Reflector rides out an API server outage; have it say so.
-	f.NoteOutages = true
-	var opts options
-	flag.StringVar(&opts.selector, "label-selector", "", "only pods whose labels match (WithTweakListOptions puts it on the watch request), for example app=demo")
-	flag.StringVar(&opts.selector, "l", "", "shorthand for --label-selector")
-	flag.DurationVar(&opts.resync, "resync", 0, "the factory's default resync period (0: none)")
-	flag.DurationVar(&opts.slow, "slow-handler", 0, "add a second handler that takes this long per event (try 3s): the first one does not wait for it")
-	transform := flag.Bool("transform", true, "WithTransform: drop managedFields before pods enter the cache")
-	flag.BoolVar(&opts.startTooEarly, "start-too-early", false, "make the most common mistake: call factory.Start before asking for the pod informer (no events follow)")
-	flag.BoolVar(&opts.mutateCache, "mutate-cache", false, "change a pod taken from the lister without DeepCopy (run with KUBE_CACHE_MUTATION_DETECTOR=true to be caught)")
-	flag.BoolVar(&opts.controller, "controller", false, "run step 04's workqueue controller on the factory and the lister instead of the tour")
-	flag.IntVar(&opts.workers, "workers", 1, "with --controller: how many workers sync keys in parallel")
-	check := func() error {
-		opts.keepManagedFields = !*transform
-		if _, err := labels.Parse(opts.selector); err != nil {
-			return fmt.Errorf("bad --label-selector %q: %w", opts.selector, err)
-		}
-		if opts.resync < 0 || opts.slow < 0 {
-			return errors.New("--resync and --slow-handler must not be negative")
-		}
-		if opts.workers < 1 {
-			return errors.New("--workers must be at least 1")
-		}
-		if opts.workers != 1 && !opts.controller {
-			return errors.New("--workers needs --controller: the tour has no workers")
-		}
-		if opts.controller && (opts.slow > 0 || opts.startTooEarly || opts.mutateCache) {
-			return errors.New("--controller runs the controller alone: leave out --slow-handler, --start-too-early and --mutate-cache")
-		}
-		return nil
-	}
-
-	cli.Main("step05-shared-informer", &f, func(ctx context.Context, env *cli.Env) error {
+	opts := options{workers: 1}
+	cli.Main(cli.Step{
+		Name:            "step05-shared-informer",
+		RidesOutOutages: true,
+		Flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&opts.selector, "label-selector", "", "only pods whose labels match (WithTweakListOptions puts it on the watch request), for example app=demo")
+			fs.StringVar(&opts.selector, "l", "", "shorthand for --label-selector")
+			fs.DurationVar(&opts.resync, "resync", 0, "the factory's default resync period (0: none)")
+			fs.DurationVar(&opts.slow, "slow-handler", 0, "add a second handler that takes this long per event (try 3s): the first one does not wait for it")
+			// --transform 預設為 true；它設定的是反面：--transform=false 就是保留 managedFields。
+			// --transform defaults to true and sets the opposite field: --transform=false keeps managedFields.
+			fs.BoolFunc("transform", "WithTransform: drop managedFields before pods enter the cache (default true; --transform=false keeps them)", func(s string) error {
+				transform, err := strconv.ParseBool(s)
+				opts.keepManagedFields = !transform
+				return err
+			})
+			fs.BoolVar(&opts.startTooEarly, "start-too-early", false, "make the most common mistake: call factory.Start before asking for the pod informer (no events follow)")
+			fs.BoolVar(&opts.mutateCache, "mutate-cache", false, "change a pod taken from the lister without DeepCopy (run with KUBE_CACHE_MUTATION_DETECTOR=true to be caught)")
+			fs.BoolVar(&opts.controller, "controller", false, "run step 04's workqueue controller on the factory and the lister instead of the tour")
+			fs.IntVar(&opts.workers, "workers", 1, "with --controller: how many workers sync keys in parallel")
+		},
+		Validate: func() error {
+			if _, err := labels.Parse(opts.selector); err != nil {
+				return fmt.Errorf("bad --label-selector %q: %w", opts.selector, err)
+			}
+			if opts.resync < 0 || opts.slow < 0 {
+				return errors.New("--resync and --slow-handler must not be negative")
+			}
+			if opts.workers < 1 {
+				return errors.New("--workers must be at least 1")
+			}
+			if opts.workers != 1 && !opts.controller {
+				return errors.New("--workers needs --controller: the tour has no workers")
+			}
+			if opts.controller && (opts.slow > 0 || opts.startTooEarly || opts.mutateCache) {
+				return errors.New("--controller runs the controller alone: leave out --slow-handler, --start-too-early and --mutate-cache")
+			}
+			return nil
+		},
+	}, func(ctx context.Context, env *cli.Env) error {
 		return run(ctx, env.Client, env.Namespace, opts, env.Out)
-	}, check)
+	})
 }

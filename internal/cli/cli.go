@@ -25,6 +25,28 @@ import (
 	"k8s.io/klog/v2"
 )
 
+// Step 是一個步驟交給 cli 的宣告：名字、是否建在 Reflector 上，以及它自己的旗標與檢查。
+//
+// Step is what a step declares to cli: its name, whether it is built
+// on a Reflector, and its own flags and checks.
+type Step struct {
+	Name string
+	// RidesOutOutages：步驟建在 Reflector 上（02 起），Reflector 自己退避重試、撐過 API server 中斷；
+	// cli 替它在中斷時印一行說明、回來時再印一行（見 OutageNotes）。步驟 01 自己重試，也自己說明。
+	//
+	// RidesOutOutages: the step is built on a Reflector (02 on), which backs
+	// off and retries through an API server outage on its own; cli
+	// prints a line when the outage starts and one when it ends (see
+	// OutageNotes). Step 01 retries, and says so, by itself.
+	RidesOutOutages bool
+	// Flags 註冊步驟自己的旗標；Validate 在連線之前檢查它們的值，只檢查、不賦值。
+	//
+	// Flags registers the step's own flags; Validate checks their values
+	// before connecting, and only checks: it assigns nothing.
+	Flags    func(fs *flag.FlagSet)
+	Validate func() error
+}
+
 // Flags 是每個步驟都有的旗標，名稱與 kubectl 相同。
 //
 // Flags are the flags every step has, named as kubectl names them.
@@ -32,15 +54,9 @@ type Flags struct {
 	Kubeconfig string
 	Context    string
 	Namespace  string
+	As         string
 	Trace      bool
 	Verbosity  int
-	// NoteOutages 不是旗標：建立在 Reflector 上的步驟（02–05）設定它，撐過 API server 中斷期間
-	// 會印出說明（見 OutageNotes）。步驟 01 自己重試，也自己說明。
-	//
-	// NoteOutages is not a flag: the steps built on a Reflector (02–05) set
-	// it, so they say so while they ride out an API server outage (see
-	// OutageNotes). Step 01 retries, and says so, on its own.
-	NoteOutages bool
 }
 
 // Register 把共用旗標加到 fs 上；-n 與 --namespace 是同一個旗標。
@@ -51,6 +67,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Context, "context", "", "kubeconfig context to use (default: the current context)")
 	fs.StringVar(&f.Namespace, "namespace", "", "namespace to watch (default: the context's namespace, else \"default\")")
 	fs.StringVar(&f.Namespace, "n", "", "shorthand for --namespace")
+	fs.StringVar(&f.As, "as", "", "act as this user (impersonation, as kubectl --as): see what a user without rights meets")
 	fs.BoolVar(&f.Trace, "trace", false, "print every HTTP request the client makes (method, path and query, status) to stderr")
 	fs.IntVar(&f.Verbosity, "v", 0, "client-go log verbosity (klog -v)")
 }
@@ -66,25 +83,26 @@ type Env struct {
 	Out       io.Writer
 }
 
-// Main 解析旗標、建立連線、先確認叢集可達，再執行 run。
-// run 在 Ctrl-C 之後結束時，程式以 0 結束；其他錯誤印成一行並以 1 結束。
+// Main 註冊共用旗標與步驟的旗標、解析、檢查、建立連線、先確認叢集可達，再執行 run。
+// run 在 Ctrl-C 之後結束時，程式以 0 結束；其他錯誤印成一行並以 1 結束。錯誤的參數不會送出任何請求。
 //
-// Main parses flags, connects, checks that the cluster answers, then calls
-// run. When run returns after Ctrl-C the program exits 0; any other error is
-// printed as one line and the exit code is 1.
-//
-// checks 在連線之前執行（例如驗證選擇器），讓錯誤的參數不會送出任何請求。
-//
-// checks run before connecting (validating selectors, say), so bad arguments
-// never cause a request.
-func Main(name string, f *Flags, run func(ctx context.Context, env *Env) error, checks ...func() error) {
-	ParseFlags(name, flag.CommandLine, os.Args[1:])
-	if flag.NArg() > 0 {
-		fail(name, fmt.Errorf("unexpected argument %q (see -h)", flag.Arg(0)))
+// Main registers the shared flags and the step's, parses and validates them,
+// connects, checks that the cluster answers, then calls run. When run returns
+// after Ctrl-C the program exits 0; any other error is printed as one line
+// and the exit code is 1. Bad arguments never cause a request.
+func Main(step Step, run func(ctx context.Context, env *Env) error) {
+	var f Flags
+	f.Register(flag.CommandLine)
+	if step.Flags != nil {
+		step.Flags(flag.CommandLine)
 	}
-	for _, check := range checks {
-		if err := check(); err != nil {
-			fail(name, err)
+	ParseFlags(step.Name, flag.CommandLine, os.Args[1:])
+	if flag.NArg() > 0 {
+		fail(step.Name, fmt.Errorf("unexpected argument %q (see -h)", flag.Arg(0)))
+	}
+	if step.Validate != nil {
+		if err := step.Validate(); err != nil {
+			fail(step.Name, err)
 		}
 	}
 	setVerbosity(f.Verbosity)
@@ -93,21 +111,21 @@ func Main(name string, f *Flags, run func(ctx context.Context, env *Env) error, 
 	defer stop()
 	go func() {
 		// 第一次 Ctrl-C 讓步驟好好收尾；之後再按一次就恢復預設行為，立刻結束。
-		// The first Ctrl-C lets the step finish cleanly; after it, a second
-		// one gets the default behaviour and ends the program at once.
+		// The first Ctrl-C lets the step finish cleanly; a second one gets
+		// the default behaviour and ends the program at once.
 		<-ctx.Done()
 		stop()
 	}()
 
-	env, err := Connect(ctx, f, os.Stdout, os.Stderr)
+	env, err := Connect(ctx, &f, step.RidesOutOutages, os.Stdout, os.Stderr)
 	if err != nil && ctx.Err() == nil {
-		fail(name, err)
+		fail(step.Name, err)
 	}
 	if ctx.Err() != nil {
 		return
 	}
 	if err := run(ctx, env); err != nil && ctx.Err() == nil {
-		fail(name, err)
+		fail(step.Name, err)
 	}
 }
 
@@ -145,13 +163,14 @@ func setVerbosity(v int) {
 	_ = fs.Set("v", strconv.Itoa(v))
 }
 
-// Connect 依 kubectl 的規則讀取 kubeconfig（--kubeconfig，否則 $KUBECONFIG，
-// 否則 ~/.kube/config），需要時加上 --trace，並在幾秒內確認 API server 有回應。
+// Connect 依 kubectl 的規則讀取 kubeconfig（--kubeconfig，否則 $KUBECONFIG，否則 ~/.kube/config），
+// 需要時加上 --as 與 --trace，並在幾秒內確認 API server 有回應；noteOutages 時再加上 OutageNotes。
 //
 // Connect loads the kubeconfig by kubectl's rules (--kubeconfig, else
-// $KUBECONFIG, else ~/.kube/config), adds --trace when asked, and checks
-// within seconds that the API server answers.
-func Connect(ctx context.Context, f *Flags, out, traceOut io.Writer) (*Env, error) {
+// $KUBECONFIG, else ~/.kube/config), adds --as and --trace when asked,
+// checks within seconds that the API server answers, and with noteOutages
+// adds OutageNotes.
+func Connect(ctx context.Context, f *Flags, noteOutages bool, out, traceOut io.Writer) (*Env, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = f.Kubeconfig
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: f.Context}
@@ -170,10 +189,13 @@ func Connect(ctx context.Context, f *Flags, out, traceOut io.Writer) (*Env, erro
 			return nil, fmt.Errorf("reading kubeconfig: %w", err)
 		}
 	}
+	if f.As != "" {
+		cfg.Impersonate.UserName = f.As
+	}
 	if f.Trace {
 		cfg.Wrap(Tracer(traceOut))
 	}
-	if err := Preflight(ctx, cfg); err != nil {
+	if err := preflight(ctx, cfg); err != nil {
 		return nil, err
 	}
 	// 中斷的說明在連線前檢查通過之後才加上：檢查失敗時程式只印一行錯誤就結束，不會重試，
@@ -181,7 +203,7 @@ func Connect(ctx context.Context, f *Flags, out, traceOut io.Writer) (*Env, erro
 	// The outage notes are added only after the preflight check passed: when
 	// the check fails the program prints one error line and exits without
 	// retrying, so a note saying it keeps retrying would be wrong.
-	if f.NoteOutages {
+	if noteOutages {
 		cfg.Wrap(OutageNotes(out))
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
@@ -191,26 +213,26 @@ func Connect(ctx context.Context, f *Flags, out, traceOut io.Writer) (*Env, erro
 	return &Env{Config: cfg, Client: cs, Namespace: ns, Out: out}, nil
 }
 
-// PreflightTimeout 是等待 API server 回應的上限，超過就直接回報錯誤，不無限重試。
+// preflightTimeout 是等待 API server 回應的上限，超過就直接回報錯誤，不無限重試（測試會把它改短）。
 //
-// PreflightTimeout bounds the wait for the API server's answer; past it we
-// report the error instead of retrying forever.
-const PreflightTimeout = 5 * time.Second
+// preflightTimeout bounds the wait for the API server's answer; past it we
+// report the error instead of retrying forever (the tests shorten it).
+var preflightTimeout = 5 * time.Second
 
-// Preflight 向 /version 發一個請求：沒有叢集、憑證錯誤或 context 錯誤，
+// preflight 向 /version 發一個請求：沒有叢集、憑證錯誤或 context 錯誤，
 // 都在這裡變成一行清楚的錯誤，而不是 informer 無止境的重試紀錄。
 //
-// Preflight makes one request to /version: no cluster, bad credentials or the
+// preflight makes one request to /version: no cluster, bad credentials or the
 // wrong context all become one clear line here, instead of an informer's
 // endless retry log.
-func Preflight(ctx context.Context, cfg *rest.Config) error {
+func preflight(ctx context.Context, cfg *rest.Config) error {
 	check := rest.CopyConfig(cfg)
-	check.Timeout = PreflightTimeout
+	check.Timeout = preflightTimeout
 	cs, err := kubernetes.NewForConfig(check)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, PreflightTimeout)
+	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
 	defer cancel()
 	if _, err := cs.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw(); err != nil {
 		return fmt.Errorf("cannot reach the Kubernetes API server at %s: %s; start a cluster with scripts/cluster-up.sh (or pick one with --context)",

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"io"
 	"net"
 	"os"
@@ -36,7 +35,7 @@ current-context: ctx
 // connectErr connects and returns the error message, which must be one line.
 func connectErr(t *testing.T, f *Flags) string {
 	t.Helper()
-	_, err := Connect(context.Background(), f, io.Discard, io.Discard)
+	_, err := Connect(t.Context(), f, false, io.Discard, io.Discard)
 	if err == nil {
 		t.Fatal("Connect succeeded; want an error")
 	}
@@ -104,15 +103,15 @@ func TestConnectionRefused(t *testing.T) {
 	wantContains(t, msg, "cannot reach the Kubernetes API server at "+server, "scripts/cluster-up.sh")
 }
 
-// 步驟會說明 API server 中斷（NoteOutages）時，連線前檢查失敗仍然只有那一行錯誤：
+// 步驟會說明 API server 中斷（RidesOutOutages）時，連線前檢查失敗仍然只有那一行錯誤：
 // 不會多一行說 client-go 會一直重試，因為程式接著就結束了。
-// When a step notes outages (NoteOutages), a failed preflight check is still
+// When a step notes outages (RidesOutOutages), a failed preflight check is still
 // that one error line: no extra line saying client-go keeps retrying, since
 // the program exits next.
 func TestPreflightFailureSaysNothingAboutRetrying(t *testing.T) {
 	server := deadServer(t)
 	var out strings.Builder
-	_, err := Connect(context.Background(), &Flags{Kubeconfig: writeKubeconfig(t, server), NoteOutages: true}, &out, io.Discard)
+	_, err := Connect(t.Context(), &Flags{Kubeconfig: writeKubeconfig(t, server)}, true, &out, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "cannot reach the Kubernetes API server") {
 		t.Fatalf("Connect: %v; want the preflight error", err)
 	}
@@ -121,10 +120,12 @@ func TestPreflightFailureSaysNothingAboutRetrying(t *testing.T) {
 	}
 }
 
-// 接受連線卻從不回應的伺服器：在 PreflightTimeout 之後放棄，而不是無限等待。
+// 接受連線卻從不回應的伺服器：在 preflightTimeout 之後放棄，而不是無限等待（測試把它縮短成一秒）。
 // A server that accepts connections but never answers: give up after
-// PreflightTimeout instead of waiting forever.
+// preflightTimeout instead of waiting forever (the test shortens it to a second).
 func TestServerNeverAnswers(t *testing.T) {
+	defer func(d time.Duration) { preflightTimeout = d }(preflightTimeout)
+	preflightTimeout = time.Second
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +134,7 @@ func TestServerNeverAnswers(t *testing.T) {
 	start := time.Now()
 	msg := connectErr(t, &Flags{Kubeconfig: writeKubeconfig(t, "https://"+l.Addr().String())})
 	wantContains(t, msg, "cannot reach the Kubernetes API server")
-	if took := time.Since(start); took > PreflightTimeout+3*time.Second {
-		t.Errorf("gave up after %s; want about %s", took, PreflightTimeout)
+	if took := time.Since(start); took > preflightTimeout+3*time.Second {
+		t.Errorf("gave up after %s; want about %s", took, preflightTimeout)
 	}
 }

@@ -95,7 +95,7 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	env, err := cli.Connect(ctx, &f, os.Stdout, os.Stderr)
+	env, err := cli.Connect(ctx, &f, false, os.Stdout, os.Stderr)
 	if err == nil && args[0] == "burst" {
 		// client-go 預設每秒 5 個請求，burst 就快不起來；這裡放寬，變化才會比同步快。
 		// client-go's default of 5 requests a second would slow the burst down; lift it, so changes outpace syncs.

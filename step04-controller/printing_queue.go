@@ -1,0 +1,63 @@
+package main
+
+import (
+	"io"
+
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
+)
+
+// printingQueue 包住 RealFIFO，印出 Reflector 推進佇列的每一筆，以及它在佇列裡變成什麼，
+// 然後照原樣轉交。其他方法（Pop、PopBatch、HasSynced…）直接用 RealFIFO 的。
+//
+// printingQueue wraps the RealFIFO, prints everything the Reflector pushes into
+// the queue and what it becomes there, then passes it on unchanged. The other
+// methods (Pop, PopBatch, HasSynced, …) are the RealFIFO's own.
+type printingQueue struct {
+	*cache.RealFIFO
+	out    io.Writer
+	atomic bool
+}
+
+func (q *printingQueue) Add(obj any) error {
+	show.Line(q.out, "queue", "Add", key(obj), "-> one Added delta")
+	return q.RealFIFO.Add(obj)
+}
+
+func (q *printingQueue) Update(obj any) error {
+	show.Line(q.out, "queue", "Update", key(obj), "-> one Updated delta")
+	return q.RealFIFO.Update(obj)
+}
+
+func (q *printingQueue) Delete(obj any) error {
+	show.Line(q.out, "queue", "Delete", key(obj), "-> one Deleted delta")
+	return q.RealFIFO.Delete(obj)
+}
+
+func (q *printingQueue) Replace(objs []any, rv string) error {
+	becomes := "-> one ReplacedAll delta, resourceVersion=" + rv
+	if !q.atomic {
+		becomes = "-> one Replaced delta per pod, and a Deleted tombstone per cached pod not listed"
+	}
+	show.Line(q.out, "queue", "Replace", show.Pods(len(objs)), becomes)
+	return q.RealFIFO.Replace(objs, rv)
+}
+
+func (q *printingQueue) Resync() error {
+	becomes := "-> one SyncAll delta"
+	if !q.atomic {
+		becomes = "-> one Sync delta per pod in the indexer"
+	}
+	show.Line(q.out, "queue", "Resync", "", becomes)
+	return q.RealFIFO.Resync()
+}
+
+func (q *printingQueue) Bookmark(rv string) error {
+	becomes := "-> one Bookmark delta"
+	if !q.atomic {
+		becomes = "-> nothing: Bookmark deltas need atomic events"
+	}
+	show.Line(q.out, "queue", "Bookmark", "", "resourceVersion="+rv+" "+becomes)
+	return q.RealFIFO.Bookmark(rv)
+}
