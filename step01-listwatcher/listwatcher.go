@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -97,36 +95,32 @@ type watchOptions struct {
 	bookmarks bool
 }
 
-// run 是這一步的進入點：為 namespace 建立 podListWatcher，然後親手 List 再 Watch。
+// run 為 namespace 建立 podListWatcher，然後親手 List 再 Watch；API server 不在時每秒重試（unreachable.go）。
 //
-// run is this step's entry point: it builds a podListWatcher for the
-// namespace, then lists and watches by hand.
+// run builds a podListWatcher for the namespace, then lists and watches by
+// hand, retrying each second while the API server is away (unreachable.go).
 func run(ctx context.Context, client kubernetes.Interface, namespace string, opts watchOptions, out io.Writer) error {
 	lw := &podListWatcher{client: client, namespace: namespace}
 	show.Note(out, "listing pods in namespace %q (Ctrl-C to stop)", namespace)
-	return listAndWatch(ctx, lw, opts, out)
+	return listAndWatch(ctx, retryWhileUnreachable{lw, out}, opts, out)
 }
 
 // listAndWatch 親手做一次 Reflector 的工作：先 List，再從清單的 resourceVersion 開始 Watch。
 // watch 結束（逾時或連線中斷）就從最後看到的版本接著 watch；伺服器回 410 Gone
-// （這個版本比它還留著的歷史更舊）就立刻重新 List。連不上 API server 時每秒重試一次，
-// 最多 giveUpAfter。真正的 Reflector 做得更細：退避、先用最後的版本重新 List，見步驟 02。
+// （這個版本比它還留著的歷史更舊）就重新 List。真正的 Reflector 還會退避，見步驟 02。
 //
 // listAndWatch does a Reflector's job by hand: List, then Watch from the
-// list's resourceVersion. When a watch ends (its timeout, or a broken
-// connection), watch again from the last version seen; when the server answers
-// 410 Gone (the version is older than the history it still keeps), list again
-// at once. While the API server cannot be reached, retry every second, for at
-// most giveUpAfter. The real Reflector is subtler: it backs off and relists at
-// the last version first; see step 02.
+// list's resourceVersion. When a watch ends (its timeout, a broken
+// connection), watch again from the last version seen; when the server
+// answers 410 Gone (older than the history it keeps), list again. The real
+// Reflector also backs off; see step 02.
 func listAndWatch(ctx context.Context, lw cache.ListerWatcherWithContext, opts watchOptions, out io.Writer) error {
 	for {
-		var rv string
-		err := retryUnreachable(ctx, out, func() (err error) {
-			rv, err = list(ctx, lw, out)
-			return err
-		})
-		if err != nil || ctx.Err() != nil {
+		rv, err := list(ctx, lw, out)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 		// 先 List 再 Watch：watch 從清單的 resourceVersion 開始，兩者之間的變化一個都不漏。
@@ -139,10 +133,7 @@ func listAndWatch(ctx context.Context, lw cache.ListerWatcherWithContext, opts w
 		show.Note(out, "list returned resourceVersion=%s; watching from there", rv)
 		for {
 			from := rv
-			err = retryUnreachable(ctx, out, func() (err error) {
-				rv, err = watchFrom(ctx, lw, from, opts, out)
-				return err
-			})
+			rv, err = watchFrom(ctx, lw, from, opts, out)
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -154,39 +145,6 @@ func listAndWatch(ctx context.Context, lw cache.ListerWatcherWithContext, opts w
 				return err
 			}
 			show.Note(out, "watch closed at resourceVersion=%s; watching again from there", rv)
-		}
-	}
-}
-
-// giveUpAfter 是連不上 API server 時重試的上限（測試會把它改短）。
-//
-// giveUpAfter bounds the retries while the API server cannot be reached (the
-// tests shorten it).
-var giveUpAfter = 30 * time.Second
-
-// retryUnreachable 執行 call；失敗的原因若不是 API server 的回應（連線被拒、連線中斷），
-// 就每秒重試一次，最多 giveUpAfter，之後以一行說明結束。API server 回應的錯誤（例如 410）照原樣傳回。
-//
-// retryUnreachable runs call; when it fails for a reason other than an answer
-// from the API server (connection refused, connection broken), it retries
-// every second for at most giveUpAfter, then ends with one line that says so.
-// Errors the API server answered with (such as a 410) are returned as they are.
-func retryUnreachable(ctx context.Context, out io.Writer, call func() error) error {
-	deadline := time.Now().Add(giveUpAfter)
-	for {
-		err := call()
-		var status apierrors.APIStatus
-		if err == nil || errors.As(err, &status) || ctx.Err() != nil {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the API server went away (%v); bring the cluster back with scripts/cluster-up.sh", err)
-		}
-		show.Note(out, "API server unreachable (%s); retrying in 1s", show.Reason(err))
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(time.Second):
 		}
 	}
 }
