@@ -23,23 +23,24 @@ import (
 // step 04.
 const failAnnotation = "informer-lab/fail"
 
-// maxRetries 是一個 key 最多失敗幾次就放棄。退避用 client-go 的預設：每個 key 從 5ms 起每次加倍，
-// 最多 1000 秒；另外所有 key 加起來每秒最多 10 次（可累積 100 次）。
+// maxRetries 是一個 key 最多失敗幾次就放棄，這個規則來自 client-go 的 examples/workqueue。退避用
+// workqueue.DefaultTypedControllerRateLimiter：每個 key 從 5ms 起每次加倍，最多 1000 秒，
+// 所有 key 加起來每秒最多 10 次（可累積 100 次）。
 //
-// maxRetries is how many failures of a key before giving up. The backoff is
-// client-go's default: per key from 5ms, doubling up to 1000 s; and for all
-// keys together at most 10 per second (with a burst of 100).
+// maxRetries is how many failures of a key before giving up, a rule taken
+// from client-go's examples/workqueue. The backoff is
+// workqueue.DefaultTypedControllerRateLimiter: per key from 5ms, doubling up
+// to 1000 s, and at most 10 per second for all keys together (burst 100).
 const maxRetries = 5
 
-// controller 是步驟 04 的控制器，照 sample-controller 現在的寫法建在這一層上：佇列裡放的是
-// cache.ObjectName（namespace 與 name 的結構，不是字串），處理函式只放 key，
-// worker 透過 lister 讀出物件。它自己沒有 Indexer，也沒有 informer：都是工廠的。
+// controller 是步驟 04 的控制器，建在這一層上：佇列裡放的是 cache.ObjectName（namespace 與 name
+// 的結構，不是字串），worker 透過 lister 讀出物件，這兩點與 sample-controller 相同；它自己沒有
+// Indexer，也沒有 informer：都是工廠的。
 //
-// controller is step 04's controller, built on this layer the way
-// sample-controller is written today: the queue holds cache.ObjectName (a
-// namespace and name struct, not a string), handlers only queue keys, and
-// workers read objects through the lister. It owns no Indexer and no
-// informer: both are the factory's.
+// controller is step 04's controller on this layer: the queue holds
+// cache.ObjectName (a namespace and name struct, not a string) and workers
+// read through the lister, as in sample-controller; it owns no Indexer and
+// no informer: both are the factory's.
 type controller struct {
 	lister corelisters.PodLister
 	queue  workqueue.TypedRateLimitingInterface[cache.ObjectName]

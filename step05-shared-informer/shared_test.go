@@ -309,8 +309,8 @@ func TestCommandLine(t *testing.T) {
 // factoryLister builds another factory with this step's newFactory, waits
 // for it to sync, and returns its pod lister.
 func factoryLister(t *testing.T, c *testenv.Cluster, ns string, opts options) corelisters.PodNamespaceLister {
-	ctx := t.Context()
 	t.Helper()
+	ctx := t.Context()
 	factory := newFactory(c.Client(), ns, opts)
 	lister := factory.Core().V1().Pods().Lister()
 	runCtx, cancel := context.WithCancel(ctx)
