@@ -387,3 +387,83 @@ func TestWorkersAndBurst(t *testing.T) {
 		t.Errorf("only %v synced; two pods changing at once should keep two workers busy:\n%s", workers, out.String())
 	}
 }
+
+// 情境：按下 Ctrl-C 時，佇列不再收新的 key、等著的重試被丟掉，但已經排隊的每個 key 都還會同步一次，
+// 都在 "workers stopped" 之前；run 等到這些都做完才 return。先是一個 worker 卡在很長的 --sync-time 裡，
+// 另外幾個 key 排在它後面；再來是一個失敗的 key，它的重試還要等很久（退避的上限是 1000 秒）。
+//
+// The story: on Ctrl-C the queue takes no new keys and a waiting retry is
+// dropped, but every key already queued is still synced once, all before
+// "workers stopped"; run returns only after that. First one worker is held
+// in a long --sync-time with other keys queued behind it; then a failing key
+// waits for a retry far away (the backoff caps at 1000 s).
+func TestCtrlCDrainsQueuedKeys(t *testing.T) {
+	t.Run("queued keys are synced", func(t *testing.T) {
+		c := testenv.Plain(t)
+		cs, ns := c.Client(), c.Namespace(t)
+		names := []string{"a", "b", "c", "d"}
+		for _, n := range names {
+			testenv.CreatePod(t, cs, ns, n, nil)
+		}
+		out, stop := startStopping(t, cs, ns, options{workers: 1, maxRetries: 5, baseDelay: 5 * time.Millisecond, syncTime: time.Hour})
+		// 一行 sync 出現時，唯一的 worker 就卡在它的假工作裡：其餘的 key 都還在佇列裡。
+		// Once one sync line shows, the only worker is stuck in its pretend work: the other keys are still queued.
+		out.Wait(t, 1, "worker1  sync      "+ns+"/")
+		if n := out.Count("worker1  sync      "); n != 1 {
+			t.Fatalf("%d syncs before Ctrl-C; want exactly the one in progress:\n%s", n, out)
+		}
+		stop()
+
+		_, after := splitAtShutdown(t, out.String())
+		for _, n := range names {
+			if c := out.Count("worker1  sync      " + ns + "/" + n + " "); c != 1 {
+				t.Errorf("%s synced %d times; want once, the queued keys drained:\n%s", n, c, out)
+			}
+		}
+		if !strings.HasSuffix(after, "-- workers stopped\n") {
+			t.Errorf("the queued keys were not all synced before \"workers stopped\", or something printed after it:\n%s", out)
+		}
+	})
+	t.Run("a delayed retry is dropped", func(t *testing.T) {
+		c := testenv.Plain(t)
+		cs, ns := c.Client(), c.Namespace(t)
+		testenv.CreatePod(t, cs, ns, "broken", map[string]string{})
+		if _, err := scene.Annotate(t.Context(), cs, ns, "broken", failAnnotation, new("true")); err != nil {
+			t.Fatal(err)
+		}
+		out, stop := startStopping(t, cs, ns, options{workers: 1, maxRetries: 5, baseDelay: time.Hour})
+		out.Wait(t, 1, "worker1  FAILED    "+ns+"/broken ", "retry 1/5 in ")
+		stop()
+
+		_, after := splitAtShutdown(t, out.String())
+		if after != "-- workers stopped\n" || out.Count("FAILED    "+ns+"/broken ") != 1 {
+			t.Errorf("want the retry dropped: one FAILED line, nothing between the shutdown note and \"workers stopped\":\n%s", out)
+		}
+	})
+}
+
+// startStopping 在背景執行這一步，回傳它的輸出與 stop：stop 像 Ctrl-C 一樣取消它，並等 run 回傳
+// （testenv.Start 在 run 沒有在 WaitTimeout 之內回傳時讓測試失敗）。
+//
+// startStopping runs the step in the background and returns its output and
+// stop, which cancels it as Ctrl-C does and waits for run to return
+// (testenv.Start fails the test if it does not within WaitTimeout).
+func startStopping(t *testing.T, cs kubernetes.Interface, ns string, opts options) (*testenv.Output, func()) {
+	t.Helper()
+	return testenv.Start(t, func(ctx context.Context, out io.Writer) error {
+		return run(ctx, cs, ns, opts, out)
+	})
+}
+
+// splitAtShutdown 把輸出切在關閉的那一行：之前是 Ctrl-C 之前發生的，之後是排乾佇列與停下 worker。
+//
+// splitAtShutdown cuts the output at the shutdown note: before it is what
+// happened before Ctrl-C, after it the draining and the workers stopping.
+func splitAtShutdown(t *testing.T, got string) (before, after string) {
+	t.Helper()
+	before, after, ok := strings.Cut(got, "-- shutting down: no new keys, delayed retries dropped, queued keys still synced\n")
+	if !ok {
+		t.Fatalf("no shutdown note:\n%s", got)
+	}
+	return before, after
+}

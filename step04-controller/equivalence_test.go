@@ -10,6 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	clientfeatures "k8s.io/client-go/features"
+	clientfeaturestesting "k8s.io/client-go/features/testing"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
@@ -70,14 +72,24 @@ func (r *recorder) len() int {
 // client-go's NewInformerWithOptions.
 type pair struct{ ours, theirs *recorder }
 
-func startPair(t *testing.T, cs kubernetes.Interface, ns string, resync time.Duration) pair {
+// startPair 啟動兩個 informer。perObject 時，步驟 04 組的是 --fifo per-object 的管線，client-go 則在
+// KUBE_FEATURE_AtomicFIFO=false 之下建它自己的（SetFeatureDuringTest 在測試期間關掉這個 feature gate）。
+//
+// startPair starts both informers. With perObject, step 04 builds the
+// --fifo per-object pipeline and client-go builds its own with
+// KUBE_FEATURE_AtomicFIFO=false (SetFeatureDuringTest turns the gate off for
+// the test).
+func startPair(t *testing.T, cs kubernetes.Interface, ns string, resync time.Duration, perObject bool) pair {
 	t.Helper()
 	lw := func() cache.ListerWatcher {
 		return cache.NewListWatchFromClient(cs.CoreV1().RESTClient(), "pods", ns, fields.Everything())
 	}
 	p := pair{ours: &recorder{}, theirs: &recorder{}}
 	var out testenv.Output
-	indexer, ours := newInformer(lw(), p.ours, false, resync, &out)
+	if perObject {
+		clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.AtomicFIFO, false)
+	}
+	indexer, ours := newInformer(lw(), p.ours, perObject, resync, &out)
 	p.ours.store = indexer
 	store, theirs := cache.NewInformerWithOptions(cache.InformerOptions{
 		ListerWatcher: lw(),
@@ -135,24 +147,32 @@ func same(t *testing.T, what string, ours, theirs []string, asSet bool) {
 	}
 }
 
-// 情境：步驟 04 的預設管線與 client-go 的 NewInformerWithOptions 對同樣的變化，
+// 情境：步驟 04 的管線與 client-go 的 NewInformerWithOptions 對同樣的變化，兩種佇列模式都一樣
+// （預設的 atomic，以及 --fifo per-object 對上 KUBE_FEATURE_AtomicFIFO=false），
 // 做出同樣的處理函式呼叫、同樣的順序、呼叫當下快取裡一樣多的物件：
 // 一開始有三個 Pod 的初始 List、即時的新增／修改／刪除，以及 API server 重新啟動後的重新 List，
 // 重新啟動期間有一個 Pod 被刪除（墓碑）、一個被新增、一個被修改。
 //
-// The story: step 04's default pipeline and client-go's NewInformerWithOptions
-// make the same handler calls, in the same order, with as many objects in the
-// cache at each call, for the same changes: an initial list of three pods,
+// The story: step 04's pipeline and client-go's NewInformerWithOptions make,
+// in both queue modes (the default atomic one, and --fifo per-object against
+// KUBE_FEATURE_AtomicFIFO=false), the same handler calls, in the same order,
+// with as many objects in the cache at each call, for the same changes: an initial list of three pods,
 // live add / update / delete, and the relist after an API server restart
 // during which one pod was deleted (a tombstone), one created and one changed.
 func TestSameHandlerCallsAsNewInformerWithOptions(t *testing.T) {
+	for _, mode := range []string{"atomic", "per-object"} {
+		t.Run(mode, func(t *testing.T) { sameHandlerCalls(t, mode == "per-object") })
+	}
+}
+
+func sameHandlerCalls(t *testing.T, perObject bool) {
 	ctx := t.Context()
 	c := testenv.Plain(t)
 	cs, ns := c.Client(), c.Namespace(t)
 	for _, n := range []string{"a", "b", "c"} {
 		testenv.CreatePod(t, cs, ns, n, map[string]string{"app": "x"})
 	}
-	p := startPair(t, cs, ns, 0)
+	p := startPair(t, cs, ns, 0, perObject)
 	ours, theirs := p.wait(t, 0, 3)
 	same(t, "initial list", ours, theirs, true)
 	if want := "OnAdd " + ns + "/a initial=true cache=3"; !slices.Contains(ours, want) {
@@ -215,7 +235,7 @@ func TestSameResyncAsNewInformerWithOptions(t *testing.T) {
 	for _, n := range []string{"a", "b"} {
 		testenv.CreatePod(t, cs, ns, n, nil)
 	}
-	p := startPair(t, cs, ns, time.Second)
+	p := startPair(t, cs, ns, time.Second, false)
 	p.wait(t, 0, 2)
 	ours, theirs := p.wait(t, 2, 2)
 	same(t, "resync", ours, theirs, true)
