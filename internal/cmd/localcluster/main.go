@@ -244,11 +244,6 @@ func userKubeconfig() (string, *clientcmdapi.Config, error) {
 	return path, cfg, err
 }
 
-// use 把本機叢集的 context 合併進使用者的 kubeconfig 並設為目前的 context，
-// 就像 kind create cluster 做的那樣。檔案權限 0600。
-//
-// use merges the local cluster's context into the user's kubeconfig and makes
-// it current, as kind create cluster does. File mode 0600.
 // equal 比較兩個 kubeconfig 項目的內容（LocationOfOrigin 這類載入時才填的欄位除外）。
 //
 // equal compares two kubeconfig entries by content (fields filled in on
@@ -274,6 +269,11 @@ func clearOrigin(v any) {
 	}
 }
 
+// use 把本機叢集的 context 合併進使用者的 kubeconfig 並設為目前的 context，
+// 就像 kind create cluster 做的那樣。檔案權限 0600。
+//
+// use merges the local cluster's context into the user's kubeconfig and makes
+// it current, as kind create cluster does. File mode 0600.
 func use(dir, name string) error {
 	local, err := clientcmd.LoadFromFile(kubeconfigPath(dir))
 	if err != nil {
