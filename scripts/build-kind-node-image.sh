@@ -254,7 +254,7 @@ EOF
 }
 
 # 5. 映像檔封存檔：跟 docker save 同樣格式（manifest.json、設定檔、一層 layer.tar），由 tar 與 jq 直接寫出，
-#    不經 Docker daemon，所以不會覆蓋 daemon 裡同名的映像檔。
+#    不經 Docker daemon，所以不會覆寫 daemon 裡同名的映像檔。
 # 5. Image archives, in docker save's format (manifest.json, a config, one layer.tar), written directly with tar and jq,
 #    not through the Docker daemon, so nothing of the same name in the daemon is overwritten.
 #    用法 / usage: image_archive <rootfs> <name:tag> <out.tar> <config JSON> [tar options…]

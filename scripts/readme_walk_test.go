@@ -111,12 +111,12 @@ func fenced(t *testing.T, readme string, lines []string, start int) ([]string, i
 	return nil, 0
 }
 
-// 情境：一個學習者照著步驟 01 到 04 的 README，一份接一份、逐字執行裡面的指令，全都對著同一個叢集。
+// 情境：一個學習者照著每一步（stepNN-*）的 README，一份接一份、逐字執行裡面的指令，全都對著同一個叢集。
 // 每一段練習的輸出都跟 README 展示的一樣。指令是從 README 本身讀出來的，README 與測試不會各說各話；
 // 中文版的指令必須跟英文版一模一樣。
 //
-// The story: a learner follows the READMEs of steps 01 to 04, one after the
-// other, running their commands exactly as written, all against one cluster.
+// The story: a learner follows the README of every step (stepNN-*), one after
+// the other, running their commands exactly as written, all against one cluster.
 // Every exercise prints what its README shows. The commands are read from the
 // READMEs themselves, so README and test cannot drift; the zh-TW READMEs must
 // hold the very same commands.

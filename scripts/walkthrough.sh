@@ -46,7 +46,7 @@ header() {
   printf '\n==== %s ====\n' "$1"
 }
 
-# wait_for_line 等到記錄檔出現符合 ERE 的一行；逾時或步驟提前結束則失敗。
+# wait_for_line 等到 log 檔出現符合 ERE 的一行；逾時或步驟提前結束則失敗。
 # wait_for_line waits for a line matching the ERE in the log; it fails on timeout or when the step exits early.
 wait_for_line() {
   local log="$1" pattern="$2" what="$3" started=${SECONDS}

@@ -27,7 +27,7 @@ import (
 func newPodListWatch(c cache.Getter, namespace string, fieldSelector fields.Selector, labelSelector labels.Selector) *cache.ListWatch {
 	// 從前與現在：原始文章的 ListWatch 只有 ListFunc/WatchFunc，閉包裡用 context.TODO()。
 	// 到了 v0.37，這兩個欄位已棄用；NewFilteredListWatchFromClient 另外填上 ListWithContextFunc/
-	// WatchFuncWithContext（使用呼叫端的 context，停止 reflector 就會取消請求），
+	// WatchFuncWithContext（使用呼叫端的 context，停止 Reflector 就會取消請求），
 	// 舊欄位也照填，只為了讓直接呼叫它們的舊程式繼續能用。
 	// Then and now: the source article's ListWatch had only ListFunc/WatchFunc,
 	// with context.TODO() inside the closures. Today those fields are
@@ -79,7 +79,7 @@ func run(ctx context.Context, client kubernetes.Interface, namespace string, fie
 	return nil
 }
 
-// printingStore 是一個真正的 Store，外加一行輸出：reflector 每呼叫一次 Replace、Add、
+// printingStore 是一個真正的 Store，外加一行輸出：Reflector 每呼叫一次 Replace、Add、
 // Update 或 Delete，就印出來。Replace 帶來初始狀態，其餘來自 watch 事件。
 //
 // printingStore is a real Store that also prints: each time the reflector

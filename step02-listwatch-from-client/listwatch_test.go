@@ -59,7 +59,7 @@ func startStepOn(t *testing.T, c *testenv.Cluster, ns, label, field string) *tes
 }
 
 // 情境：namespace 裡有一個符合 app=demo 的 Pod 與一個不符合的。以 -l app=demo 啟動後，
-// 再建立、改標籤、刪除 "demo"。--trace 顯示 reflector 用一個串流式的 WatchList 請求
+// 再建立、改標籤、刪除 "demo"。--trace 顯示 Reflector 用一個串流式的 WatchList 請求
 // （sendInitialEvents=true）同時取得初始狀態與後續事件，而選擇器就在那個請求上。
 //
 // The story: the namespace holds one pod matching app=demo and one that does
@@ -93,9 +93,9 @@ func TestDemo(t *testing.T) {
 	golden.Check(t, "demo", golden.StripVersions(got))
 }
 
-// 情境：關掉 WatchList（KUBE_FEATURE_WatchListClient=false 的效果），reflector 改回
+// 情境：關掉 WatchList（KUBE_FEATURE_WatchListClient=false 的效果），Reflector 改回
 // 傳統的 LIST 加 WATCH。兩個請求都帶著同樣的標籤與欄位選擇器，那是 optionsModifier
-// 套上去的，reflector 自己從來沒有設定選擇器。
+// 套上去的，Reflector 自己從來沒有設定選擇器。
 //
 // The story: with WatchList off (what KUBE_FEATURE_WatchListClient=false
 // does), the reflector falls back to a classic LIST then WATCH. Both requests

@@ -33,7 +33,7 @@ type options struct {
 	// (5ms, 10ms, 20ms, …), as in client-go's default.
 	baseDelay time.Duration
 	// syncTime 是每次同步假裝要花的時間，就像真正的控制器要呼叫其他 API 那樣（--sync-time）。
-	// 同步期間到來的變化會讓鍵再排一次，而且只排一次：合併因此看得見。
+	// 同步期間到來的變化會讓 key 再排一次，而且只排一次：合併因此看得見。
 	//
 	// syncTime is how long each sync pretends to take, as a real controller
 	// calling other APIs would (--sync-time). Changes that arrive during a
@@ -82,7 +82,7 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 	// 處理函式只做一件事：算出 key、放進佇列。佇列裡每個 key 最多一份：還在等待的 key 再被加入，
 	// 會合併成一次同步；正在同步的 key 再被加入，會在這次同步結束後再同步一次。
 	// 比較 Len() 只是為了讓合併看得見：worker 同時在取 key 時，這個快照偶爾會差一個，
-	// 真正的控制器絕不能依賴它。
+	// 真正的控制器絕不能仰賴它。
 	// Handlers do one thing: compute the key and queue it. The queue holds each
 	// key at most once: a key added again while it waits merges into one sync;
 	// one added while it is being synced is synced once more afterwards.
@@ -137,7 +137,7 @@ func (c *controller) run(ctx context.Context) {
 	var informer sync.WaitGroup
 	defer informer.Wait()
 	informer.Go(func() { c.informer.RunWithContext(ctx) })
-	// WaitFor 等 HasSyncedChecker 關閉它的通道，不必輪詢；空字串表示不寫進度記錄。
+	// WaitFor 等 HasSyncedChecker 關閉它的通道，不必輪詢；空字串表示不寫進度 log。
 	// WaitFor waits for the HasSyncedChecker's channel to close, with no
 	// polling; the empty name means no progress logging.
 	if !cache.WaitFor(ctx, "", c.informer.HasSyncedChecker()) {

@@ -378,7 +378,7 @@ func TestWorkersAndBurst(t *testing.T) {
 		return strings.HasSuffix(last[ns+"/one"], "labels=app=one") && strings.HasSuffix(last[ns+"/two"], "labels=app=two")
 	}
 	testenv.Poll(t, "the last syncs to show the final state; output so far:", settled, out)
-	// 初始清單的兩次推送（一個 Replace）與兩次同步，加上 22 次推送；同步必須比推送少：有合併。
+	// 初始清單的兩個 Pod（一個 Replace）與它們的兩次同步，加上 22 次推送；同步必須比推送少：有合併。
 	// The initial list's two pods (one Replace) and their two syncs, plus 22 pushes: fewer syncs than pushes means merging.
 	if pushes := 2 + out.Count("queue    Update    ", ns+"/"); syncs >= pushes {
 		t.Errorf("%d syncs for %d pushes; with 200ms syncs, changes arriving meanwhile should have merged:\n%s", syncs, pushes, out.String())

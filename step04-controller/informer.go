@@ -11,24 +11,19 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 )
 
-// newInformer 親手組出步驟 03 的 NewInformerWithOptions 在 v0.37.2 預設設定下組出的東西：
+// newInformer 親手組出步驟 03 的 NewInformerWithOptions 在 v0.37.2 預設設定下組出的東西，
+// perObject 時則是 KUBE_FEATURE_AtomicFIFO=false 時的舊佇列。cache.New 只把 Config 存起來；
+// RunWithContext 才建立並啟動 Reflector，再跑 processLoop，把佇列交出的項目交給 Process 或 ProcessBatch：
 //
 //	API server → ListerWatcher → Reflector → RealFIFO → processLoop → Process / ProcessBatch → Indexer + handlers
-//
-// cache.New 只把這份 Config 存起來；RunWithContext 才建立 Reflector、啟動它，
-// 再跑 processLoop，把佇列裡的項目交給 Process（一次一個）或 ProcessBatch（一批）。
-// perObject 為 true 時，組出的是 KUBE_FEATURE_AtomicFIFO=false 時的舊行為，方便對照舊文章。
 //
 // newInformer assembles by hand what step 03's NewInformerWithOptions builds
-// with v0.37.2's default settings:
+// with v0.37.2's default settings, or with perObject the old queue of
+// KUBE_FEATURE_AtomicFIFO=false. cache.New only stores the Config;
+// RunWithContext creates and starts the Reflector, then runs processLoop,
+// which hands what the queue yields to Process or ProcessBatch:
 //
 //	API server → ListerWatcher → Reflector → RealFIFO → processLoop → Process / ProcessBatch → Indexer + handlers
-//
-// cache.New only stores this Config; RunWithContext creates the Reflector,
-// starts it, and runs processLoop, which hands what the queue holds to Process
-// (one item) or ProcessBatch (a batch). With perObject set it builds what
-// client-go builds with KUBE_FEATURE_AtomicFIFO=false, the behaviour older
-// articles describe.
 func newInformer(lw cache.ListerWatcher, handler cache.ResourceEventHandler, perObject bool, resync time.Duration, out io.Writer) (cache.Indexer, cache.Controller) {
 	indexer := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
 	p := &processor{indexer: indexer, handler: handler, out: out}

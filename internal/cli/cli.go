@@ -220,7 +220,7 @@ func Connect(ctx context.Context, f *Flags, noteOutages bool, out, traceOut io.W
 var preflightTimeout = 5 * time.Second
 
 // preflight 向 /version 發一個請求：沒有叢集、憑證錯誤或 context 錯誤，
-// 都在這裡變成一行清楚的錯誤，而不是 informer 無止境的重試紀錄。
+// 都在這裡變成一行清楚的錯誤，而不是 informer 無止境的重試 log。
 //
 // preflight makes one request to /version: no cluster, bad credentials or the
 // wrong context all become one clear line here, instead of an informer's

@@ -37,7 +37,7 @@ type component struct {
 	log  *os.File
 }
 
-// configureRealistic 調整 kube-apiserver 的參數，讓它跟 kubeadm 建的叢集一樣：
+// configureRealistic 調整 kube-apiserver 的旗標，讓它跟 kubeadm 建的叢集一樣：
 // envtest 因為沒有執行 controller-manager，所以關掉 ServiceAccount admission，這裡重新啟用；
 // 再給它一個 requestheader CA，kube-controller-manager 與 kube-scheduler 讀
 // extension-apiserver-authentication 時才不會一直抱怨內容缺漏。
@@ -106,7 +106,7 @@ func (cp *ControlPlane) startComponents(binDir string, verbose bool) error {
 		return err
 	}
 
-	// 以下的參數出自 kubeadm 的預設，加上幾項本機需要的修正（見各行說明）。
+	// 以下的旗標出自 kubeadm 的預設，加上幾項本機需要的修正（見各行說明）。
 	// The flags follow kubeadm's defaults, plus a few fixes a local run needs (each one says why).
 	specs := []struct {
 		name string

@@ -52,7 +52,7 @@ func Create(ctx context.Context, cs kubernetes.Interface, namespace, name string
 	return CreatePod(ctx, cs, Pod(namespace, name, labels))
 }
 
-// MadeBy 是 scene 建立的每個 Pod 都帶著的註記，reset 靠它只刪 scene 自己的 Pod。
+// MadeBy 是 scene 建立的每個 Pod 都帶著的 annotation，reset 靠它只刪 scene 自己的 Pod。
 //
 // MadeBy is the annotation every pod scene creates carries; reset relies on
 // it to delete scene's own pods only.
