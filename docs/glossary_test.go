@@ -283,8 +283,8 @@ func TestGlossRule(t *testing.T) {
 func TestGlossaryCoversEveryFile(t *testing.T) {
 	files := zhFiles(t)
 	for _, want := range []string{
-		"scripts/kind-node/README.md", "scripts/ci-docker/README.md",
-		"scripts/ci-docker/runc-capbnd-wrapper", "scripts/kind-node/iptables-wrapper", ".ci/run",
+		"scripts/ci/kind-node/README.md", "scripts/ci/docker/README.md",
+		"scripts/ci/docker/runc-capbnd-wrapper", "scripts/ci/kind-node/iptables-wrapper", ".ci/run",
 		"CONTRIBUTING.md", "README.zh-TW.md", "docs/zh-TW/README.md",
 	} {
 		if !slices.Contains(files, filepath.Join(root, want)) {

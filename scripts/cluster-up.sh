@@ -5,7 +5,7 @@
 #   scripts/cluster-up.sh                 kind when a Docker daemon answers, else the local control plane
 #   CLUSTER=local scripts/cluster-up.sh   real etcd, kube-apiserver, controller-manager and scheduler + kwok's fake node on 127.0.0.1, no Docker needed
 #   CLUSTER=kind scripts/cluster-up.sh    a kind cluster (needs Docker); KIND_NODE_IMAGE=... for another node image,
-#                                         such as the one scripts/build-kind-node-image.sh builds without a registry
+#                                         such as the one scripts/ci/build-kind-node-image.sh builds without a registry
 #
 # 重複執行是安全的：叢集已經在跑時只會確認 context，什麼都不重建。
 # Safe to run twice: when the cluster is already up it only checks the context and rebuilds nothing.
@@ -54,7 +54,7 @@ kind_image_ready() {
   log "pulling ${KIND_NODE_IMAGE} (once)"
   local out
   if ! out="$(docker pull --quiet "${KIND_NODE_IMAGE}" 2>&1)"; then
-    die "cannot pull ${KIND_NODE_IMAGE}: $(printf '%s' "${out}" | tail -n 1); without a registry, build one: KIND_NODE_IMAGE=\$(scripts/build-kind-node-image.sh | tail -n 1) scripts/cluster-up.sh"
+    die "cannot pull ${KIND_NODE_IMAGE}: $(printf '%s' "${out}" | tail -n 1); without a registry, build one: KIND_NODE_IMAGE=\$(scripts/ci/build-kind-node-image.sh | tail -n 1) scripts/cluster-up.sh"
   fi
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# lib.sh：腳本共用的設定與小工具，由其他腳本 source。 / Settings and helpers the scripts share; sourced, not run.
+# lib.sh：腳本共用的設定與小工具，由其他腳本 source；它不設定 shell 選項，那是 source 它的腳本的事。
+# Settings and helpers the scripts share; sourced, not run. It sets no shell options: the scripts that source it do.
 # shellcheck disable=SC2034 # 變數給 source 這個檔案的腳本使用。 / Variables are used by the scripts that source this file.
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -11,8 +12,8 @@ STATE_DIR="${INFORMER_LAB_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/infor
 # kind v0.33.0 預設的節點映像檔，以 digest 釘選（kind 的 pkg/apis/config/defaults/image.go）。
 # kind v0.33.0's default node image, pinned by digest (kind's pkg/apis/config/defaults/image.go).
 KIND_PINNED_NODE_IMAGE="kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5"
-# kind 用的節點映像檔；沒有 registry 的機器用 scripts/build-kind-node-image.sh 建出的那一個。
-# The node image kind uses; on a machine without a registry, the one scripts/build-kind-node-image.sh builds.
+# kind 用的節點映像檔；沒有 registry 的機器用 scripts/ci/build-kind-node-image.sh 建出的那一個。
+# The node image kind uses; on a machine without a registry, the one scripts/ci/build-kind-node-image.sh builds.
 KIND_NODE_IMAGE="${KIND_NODE_IMAGE:-${KIND_PINNED_NODE_IMAGE}}"
 LOCAL_CONTEXT="local-${CLUSTER_NAME}"
 KIND_CONTEXT="kind-${CLUSTER_NAME}"
@@ -131,10 +132,10 @@ every_while() {
   wait "${pid}"
 }
 
-# go_build_progress 是 go_build 的進度訊息；它讀 go_build 的區域變數（bash 的動態作用域）。
-# go_build_progress is go_build's progress line; it reads go_build's local variables (bash scopes dynamically).
+# go_build_progress 是 go_build 的進度訊息；用法：go_build_progress 標籤 log檔 套件總數 開始時的SECONDS。
+# go_build_progress is go_build's progress line; usage: go_build_progress label logfile total SECONDS-at-start.
 go_build_progress() {
-  log "still building ${label}: $(grep -vc '^go: ' "${logfile}" || true) of at most ${total} packages compiled, $(seconds_since "${started}") so far"
+  log "still building $1: $(grep -vc '^go: ' "$2" || true) of at most $3 packages compiled, $(seconds_since "$4") so far"
 }
 
 # go_build 在 DIR 裡執行 go build -v，並每 PROGRESS_EVERY 秒回報一次進度：編譯了幾個套件（總數來自
@@ -154,7 +155,7 @@ go_build() {
   pid=$!
   # 被中斷時連同 go build 一起停下。 / When interrupted, stop the go build too.
   trap 'kill "${pid}" 2>/dev/null; rm -f "${logfile}"; exit 130' INT TERM
-  if ! every_while "${pid}" go_build_progress; then
+  if ! every_while "${pid}" go_build_progress "${label}" "${logfile}" "${total}" "${started}"; then
     trap - INT TERM
     tail -n 20 "${logfile}" >&2
     rm -f "${logfile}"

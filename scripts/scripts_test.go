@@ -416,9 +416,9 @@ func TestKindScriptsBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"build-kind-node-image.sh", "--bogus"}, "build-kind-node-image: error: unknown argument '--bogus' (usage: "},
-		{[]string{"ci-docker.sh"}, "ci-docker: error: usage: "},
-		{[]string{"ci-docker.sh", "restart"}, "ci-docker: error: usage: "},
+		{[]string{"ci/build-kind-node-image.sh", "--bogus"}, "build-kind-node-image: error: unknown argument '--bogus' (usage: "},
+		{[]string{"ci/docker.sh"}, "docker: error: usage: "},
+		{[]string{"ci/docker.sh", "restart"}, "docker: error: usage: "},
 	} {
 		cmd := exec.Command("bash", c.args...)
 		cmd.Env = l.env
@@ -431,7 +431,7 @@ func TestKindScriptsBadInput(t *testing.T) {
 		}
 	}
 	printName := func() string {
-		cmd := exec.Command("bash", "build-kind-node-image.sh", "--print-name")
+		cmd := exec.Command("bash", "ci/build-kind-node-image.sh", "--print-name")
 		cmd.Env = l.env
 		out, err := cmd.Output()
 		if err != nil {

@@ -17,7 +17,7 @@ GO_TEST_FLAGS="${GO_TEST_FLAGS:-}"
 # yes: also run the walkthrough and every step on a kind cluster (the default); no: leave them out, and the last line says so.
 TEST_KIND="${TEST_KIND:-yes}"
 
-# 這次執行是否啟動了 Docker daemon（由 scripts/ci-docker.sh 啟動）；是的話，結束時停掉。 / Whether this run started a Docker daemon (through scripts/ci-docker.sh), to stop it at the end.
+# 這次執行是否啟動了 Docker daemon（由 scripts/ci/docker.sh 啟動）；是的話，結束時停掉。 / Whether this run started a Docker daemon (through scripts/ci/docker.sh), to stop it at the end.
 STARTED_DOCKER=""
 
 STARTED=${SECONDS}
@@ -74,37 +74,39 @@ static_checks() {
   # The kind tests compile only under the kind build tag; the node image's two small programs are another module.
   go vet -tags kind ./scripts
   go tool staticcheck -tags kind ./scripts
-  (cd scripts/kind-node && go vet ./...)
+  (cd scripts/ci/kind-node && go vet ./...)
   phase "shellcheck and shfmt"
-  shellcheck -x scripts/*.sh .ci/run scripts/ci-docker/runc-capbnd-wrapper scripts/kind-node/iptables-wrapper
-  go tool shfmt -d -i 2 scripts/*.sh .ci/run scripts/ci-docker/runc-capbnd-wrapper
+  local shell_files=(scripts/*.sh scripts/ci/*.sh scripts/ci/kind-node/*.sh .ci/run scripts/ci/docker/runc-capbnd-wrapper
+    scripts/ci/kind-node/iptables-wrapper)
+  shellcheck -x "${shell_files[@]}"
+  go tool shfmt -d -i 2 "${shell_files[@]}"
 }
 
 cleanup() {
   if [[ -n "${STARTED_DOCKER}" ]]; then
-    "${REPO_ROOT}/scripts/ci-docker.sh" stop
+    "${REPO_ROOT}/scripts/ci/docker.sh" stop
   fi
 }
 
-# 3. kind 需要一個有回應的 Docker daemon。沒有時，只有以 root 執行才替這次測試啟動一個（見 scripts/ci-docker/README.md），
+# 3. kind 需要一個有回應的 Docker daemon。沒有時，只有以 root 執行才替這次測試啟動一個（見 scripts/ci/docker/README.md），
 #    而且明白說出來；結束時停掉。
 # 3. kind needs a Docker daemon that answers. When none does, one is started for this run only when running as root
-#    (see scripts/ci-docker/README.md), saying so; it is stopped at the end.
+#    (see scripts/ci/docker/README.md), saying so; it is stopped at the end.
 ensure_docker() {
   docker_answers && return
   [[ "$(id -u)" == 0 && "$(uname -s)" == Linux ]] ||
     die "the kind tests need a Docker daemon that answers: start Docker, or leave them out with TEST_KIND=no scripts/test.sh"
-  phase "no Docker daemon answers; starting one for the kind tests with scripts/ci-docker.sh (stopped again at the end)"
+  phase "no Docker daemon answers; starting one for the kind tests with scripts/ci/docker.sh (stopped again at the end)"
   STARTED_DOCKER=yes
-  "${REPO_ROOT}/scripts/ci-docker.sh" start
+  "${REPO_ROOT}/scripts/ci/docker.sh" start
 }
 
 # kind_node_image 決定 kind 測試的節點映像檔，寫進 KIND_NODE_IMAGE：有設定就用它；否則是 kind 以 digest 釘選的
-# 上游映像檔，只要它已經在 daemon 裡或拉得下來；都不行（連不到 registry）時，用 scripts/build-kind-node-image.sh
+# 上游映像檔，只要它已經在 daemon 裡或拉得下來；都不行（連不到 registry）時，用 scripts/ci/build-kind-node-image.sh
 # 從原始碼建出（或從快取載入）的那一個。它不在 $(…) 裡呼叫，建置失敗時 errexit 才會讓 test.sh 停下。
 # kind_node_image picks the kind tests' node image into KIND_NODE_IMAGE: the one set there, if any; else the upstream
 # image kind pins by digest, when the daemon has it or can pull it; when neither works (no registry reachable), the one
-# scripts/build-kind-node-image.sh builds from source (or loads from its cache). It is not called inside $(…), so that
+# scripts/ci/build-kind-node-image.sh builds from source (or loads from its cache). It is not called inside $(…), so that
 # errexit stops test.sh when the build fails.
 kind_node_image() {
   if [[ "${KIND_NODE_IMAGE}" != "${KIND_PINNED_NODE_IMAGE}" ]]; then
@@ -113,7 +115,7 @@ kind_node_image() {
     log "using kind's pinned node image ${KIND_PINNED_NODE_IMAGE}"
   else
     log "kind's pinned node image cannot be pulled here (no registry reachable), so using one built from source"
-    KIND_NODE_IMAGE="$("${REPO_ROOT}/scripts/build-kind-node-image.sh" | tail -n 1)"
+    KIND_NODE_IMAGE="$("${REPO_ROOT}/scripts/ci/build-kind-node-image.sh" | tail -n 1)"
   fi
   [[ -n "${KIND_NODE_IMAGE}" ]] || die "no node image for the kind tests"
 }

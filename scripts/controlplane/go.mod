@@ -1,12 +1,12 @@
 // 這個獨立模組只負責從釘選的原始碼建置 Kubernetes 的執行檔，讓根目錄的 go.mod 保持精簡：
 // 本機叢集的 etcd、kube-apiserver、kube-controller-manager、kube-scheduler（scripts/build-controlplane.sh），
-// 以及 kind 節點映像檔另外需要的 kubeadm、kubelet、kubectl、kube-proxy（scripts/build-kind-node-image.sh）。
+// 以及 kind 節點映像檔另外需要的 kubeadm、kubelet、kubectl、kube-proxy（scripts/ci/build-kind-node-image.sh）。
 //
 // This separate module only builds Kubernetes binaries from pinned sources,
 // so the root go.mod stays small: the local cluster's etcd, kube-apiserver,
 // kube-controller-manager and kube-scheduler (scripts/build-controlplane.sh),
 // and the kubeadm, kubelet, kubectl and kube-proxy that the kind node image
-// needs besides (scripts/build-kind-node-image.sh).
+// needs besides (scripts/ci/build-kind-node-image.sh).
 module informer-walkthrough/controlplane
 
 go 1.26.0

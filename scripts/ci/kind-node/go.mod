@@ -1,9 +1,9 @@
 // 這個獨立模組建置 kind 節點映像檔裡我們自己的兩個小程式：kindnetd 的替身，以及取出 kind 附加元件 manifest 的工具。
-// 由 scripts/build-kind-node-image.sh 使用；見 README.md。
+// 由 scripts/ci/build-kind-node-image.sh 使用；見 README.md。
 //
 // This separate module builds the two small programs of our own that the kind
 // node image needs: the kindnetd stand-in, and the tool that takes kind's addon
-// manifests out of kind's source. scripts/build-kind-node-image.sh drives it;
+// manifests out of kind's source. scripts/ci/build-kind-node-image.sh drives it;
 // see README.md.
 module informer-walkthrough/kind-node
 

@@ -4,11 +4,11 @@
 # Measure a warm cluster-up.sh (binaries built, cluster down) and where its time goes.
 # It uses a cluster name of its own, so it leaves the cluster you are using alone.
 #
-#   scripts/bench-cluster-up.sh        five runs
-#   RUNS=10 scripts/bench-cluster-up.sh
+#   scripts/ci/bench-cluster-up.sh        five runs
+#   RUNS=10 scripts/ci/bench-cluster-up.sh
 set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 # 設定（可用環境變數覆寫）/ Settings (override with environment variables)
 # 量幾次。 / How many runs.

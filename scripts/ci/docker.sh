@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# ci-docker.sh：只給 CI 與同類機器用（見 scripts/ci-docker/README.md）。以 root 啟動一個 Docker daemon，之後只停掉自己啟動的那一個。
-# For CI and machines like it only (see scripts/ci-docker/README.md): start a Docker daemon as root, and later stop exactly the one it started.
+# docker.sh：只給 CI 與同類機器用（見 scripts/ci/docker/README.md）。以 root 啟動一個 Docker daemon，之後只停掉自己啟動的那一個。
+# For CI and machines like it only (see scripts/ci/docker/README.md): start a Docker daemon as root, and later stop exactly the one it started.
 #
-#   sudo scripts/ci-docker.sh start   install Debian's docker.io when dockerd is missing, start dockerd, wait until it answers
-#   sudo scripts/ci-docker.sh stop    stop the dockerd that start started (its containerd goes with it); nothing else
+#   sudo scripts/ci/docker.sh start   install Debian's docker.io when dockerd is missing, start dockerd, wait until it answers
+#   sudo scripts/ci/docker.sh stop    stop the dockerd that start started (its containerd goes with it); nothing else
 #
 # 已經有 daemon 回應時，start 什麼都不做，stop 也就不會去動它。 / When a daemon already answers, start does nothing, so stop leaves that daemon alone.
 set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 # 設定（可用環境變數覆寫）/ Settings (override with environment variables)
 # log 與 PID 檔的目錄。 / Where the log and the PID file go.
@@ -17,7 +17,7 @@ CI_DOCKER_DIR="${CI_DOCKER_DIR:-/run/informer-walkthrough-ci-docker}"
 CI_DOCKER_TIMEOUT="${CI_DOCKER_TIMEOUT:-60}"
 
 PIDFILE="${CI_DOCKER_DIR}/dockerd.pid"
-WRAPPER="${REPO_ROOT}/scripts/ci-docker/runc-capbnd-wrapper"
+WRAPPER="${REPO_ROOT}/scripts/ci/docker/runc-capbnd-wrapper"
 
 # caps_missing 在這個行程的能力邊界集合少了核心認得的能力時成功。
 # caps_missing succeeds when this process's capability bounding set lacks a capability the kernel knows.
