@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -108,84 +109,65 @@ func TestClusterOnKind(t *testing.T) {
 	}
 }
 
-// onKind 是每一步在 kind 上的 demo 必須依序出現的事件（N 代表節點名稱），以及 kubelet 額外的
-// 「只有 status 變了」的更新長什麼樣子。README 說的 kind 跟本機叢集的差別，就是這張表。
+// onKind 是一步在 kind 上的 demo 必須依序出現的行（N 代表節點名稱），以及 kubelet 額外的「只有 status 變了」的
+// 更新長什麼樣子。每一步把它寫在自己的 testdata/kind.txt：README 說的 kind 跟本機叢集的差別，就是這些檔。
 //
-// onKind holds, for every step, the events its demo must show in order on
-// kind (N stands for the node's name), and what the kubelet's extra
-// status-only updates look like. The difference between kind and the local
-// cluster that the READMEs describe is this table.
-var onKind = map[string]struct {
+// onKind is what one step's demo must show on kind, in order (N stands for the
+// node's name), and what the kubelet's extra status-only updates look like.
+// Each step writes it in its own testdata/kind.txt: the difference between
+// kind and the local cluster that the READMEs describe is those files.
+type onKind struct {
 	milestones []string
-	// statusOnly 是每個更新都會印出的一行；在第三個事件（Running）之前，它至少要出現 atLeast 次。
+	// statusOnly 是每個只改 status 的更新都會印出的一行；在第三行（Running）之前，它至少要出現 atLeast 次。
 	// 本機叢集只有兩個（排程與 Running），kind 上 kubelet 只改了 status 的更新讓它更多。
-	// statusOnly is a line every update prints; before the third event (Running) it must appear at least atLeast times.
-	// The local cluster has only two (scheduling and Running); on kind the kubelet's status-only updates make more.
+	// statusOnly is a line every status-only update prints; before the third milestone (Running) it must appear at
+	// least atLeast times. The local cluster has only two (scheduling and Running); on kind the kubelet's
+	// status-only updates make more.
 	statusOnly string
 	atLeast    int
-}{
-	"step01-listwatcher": {[]string{
-		"watch    ADDED     default/demo             phase=Pending labels=app=demo",
-		"watch    MODIFIED  default/demo             phase=Pending node=N labels=app=demo",
-		"watch    MODIFIED  default/demo             phase=Running node=N labels=app=demo",
-		"watch    MODIFIED  default/demo             phase=Running node=N labels=app=demo,tier=web",
-		"watch    MODIFIED  default/demo             phase=Running node=N labels=app=demo,tier=web (deleting)",
-		"watch    MODIFIED  default/demo             phase=Succeeded node=N labels=app=demo,tier=web (deleting)",
-		"watch    DELETED   default/demo             phase=Succeeded node=N labels=app=demo,tier=web (deleting)",
-	}, "watch    MODIFIED  default/demo             phase=Pending node=N labels=app=demo", 2},
-	"step02-listwatch-from-client": {[]string{
-		"store    Add       default/demo             phase=Pending labels=app=demo",
-		"store    Update    default/demo             phase=Pending node=N labels=app=demo",
-		"store    Update    default/demo             phase=Running node=N labels=app=demo",
-		"store    Update    default/demo             phase=Running node=N labels=app=demo,tier=web",
-		"store    Update    default/demo             phase=Running node=N labels=app=demo,tier=web (deleting)",
-		"store    Update    default/demo             phase=Succeeded node=N labels=app=demo,tier=web (deleting)",
-		"store    Delete    default/demo             phase=Succeeded node=N labels=app=demo,tier=web (deleting)",
-	}, "store    Update    default/demo             phase=Pending node=N labels=app=demo", 2},
-	"step03-indexer-informer": {[]string{
-		"handler  OnAdd     default/demo             phase=Pending labels=app=demo",
-		"handler  OnUpdate  default/demo             nodeName set to N",
-		"handler  OnUpdate  default/demo             phase Pending -> Running",
-		"handler  OnUpdate  default/demo             labels app=demo -> app=demo,tier=web",
-		"handler  OnUpdate  default/demo             deletionTimestamp set",
-		"handler  OnUpdate  default/demo             phase Running -> Succeeded",
-		"handler  OnUpdate  default/demo             deletion grace period 30s -> 0s",
-		"handler  OnDelete  default/demo             phase=Succeeded node=N labels=app=demo,tier=web (deleting)",
-	}, "handler  OnUpdate  default/demo             other fields changed", 1},
-	"step04-controller": {[]string{
-		"worker1  sync      default/demo             phase=Pending labels=app=demo",
-		"worker1  sync      default/demo             phase=Pending node=N labels=app=demo",
-		"worker1  sync      default/demo             phase=Running node=N labels=app=demo",
-		"worker1  sync      default/demo             phase=Running node=N labels=app=demo,tier=web",
-		"worker1  sync      default/demo             phase=Running node=N labels=app=demo,tier=web (deleting)",
-		"worker1  sync      default/demo             phase=Succeeded node=N labels=app=demo,tier=web (deleting)",
-		"worker1  sync      default/demo             gone from the cache: the pod was deleted",
-	}, "fifo     Updated   default/demo             indexer.Update, OnUpdate", 3},
-	"step05-shared-informer": {[]string{
-		"printer  OnAdd     default/demo             phase=Pending labels=app=demo",
-		"printer  OnUpdate  default/demo             nodeName set to N",
-		"printer  OnUpdate  default/demo             phase Pending -> Running",
-		"printer  OnUpdate  default/demo             labels app=demo -> app=demo,tier=web",
-		"printer  OnUpdate  default/demo             deletionTimestamp set",
-		"printer  OnUpdate  default/demo             phase Running -> Succeeded",
-		"printer  OnUpdate  default/demo             deletion grace period 30s -> 0s",
-		"printer  OnDelete  default/demo             final state: phase=Succeeded node=N labels=app=demo,tier=web (deleting)",
-	}, "printer  OnUpdate  default/demo             other fields changed", 1},
 }
 
-// kubeletWritesMore 檢查一步在 kind 上的 demo：表裡的事件依序出現，而且在 Running 之前，
-// kubelet 至少寫了一次只有 status 變了的更新。
+// readOnKind 讀一步的 testdata/kind.txt：# 開頭的是註解，"status-only N 行" 是 statusOnly，其餘每一行依序是 milestone。
 //
-// kubeletWritesMore checks one step's demo on kind: the table's events come
-// in order, and before Running the kubelet wrote at least one status-only
-// update.
+// readOnKind reads a step's testdata/kind.txt: lines starting with # are
+// comments, "status-only N line" gives statusOnly, and every other line is a
+// milestone, in order.
+func readOnKind(t *testing.T, step string) onKind {
+	t.Helper()
+	path := filepath.Join("..", step, "testdata", "kind.txt")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v: every step says in testdata/kind.txt what its demo shows on kind", err)
+	}
+	var want onKind
+	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "status-only "):
+			n, rest, _ := strings.Cut(strings.TrimPrefix(line, "status-only "), " ")
+			if want.atLeast, err = strconv.Atoi(n); err != nil {
+				t.Fatalf("%s: %q: %v", path, line, err)
+			}
+			want.statusOnly = rest
+		default:
+			want.milestones = append(want.milestones, line)
+		}
+	}
+	if len(want.milestones) < 3 || want.statusOnly == "" {
+		t.Fatalf("%s: want a status-only line and at least three milestones", path)
+	}
+	return want
+}
+
+// kubeletWritesMore 檢查一步在 kind 上的 demo：它的 kind.txt 裡的行依序出現，而且在 Running 之前，
+// kubelet 至少寫了那麼多次只有 status 變了的更新。
+//
+// kubeletWritesMore checks one step's demo on kind: the lines of its kind.txt
+// come in order, and before Running the kubelet wrote at least that many
+// status-only updates.
 func kubeletWritesMore(t *testing.T, s section, node string) {
 	t.Helper()
-	want, ok := onKind[s.step]
-	if !ok {
-		t.Errorf("%s has no entry in onKind: add what its demo shows on kind", s.step)
-		return
-	}
+	want := readOnKind(t, s.step)
 	n := strings.NewReplacer("node=N ", "node="+node+" ", "set to N", "set to "+node)
 	var milestones []string
 	for _, m := range want.milestones {
