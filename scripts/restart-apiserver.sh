@@ -4,9 +4,13 @@
 # Restart the practice cluster's kube-apiserver, leaving etcd alone. A running step sees its watch end, reconnects,
 # gets a 410 for a watch from the old resourceVersion, and lists again.
 #
-#   scripts/restart-apiserver.sh                     restart it
-#   scripts/restart-apiserver.sh --delete demo       also delete pod "demo" while it is down (local cluster only)
-#   scripts/restart-apiserver.sh -n NS --delete demo the pod's namespace (default: default)
+#   scripts/restart-apiserver.sh                           restart it
+#   scripts/restart-apiserver.sh --delete demo             also delete pod "demo" while it is down (local cluster only)
+#   scripts/restart-apiserver.sh --delete configmap/doomed any namespaced object, KIND/NAME as kubectl spells it
+#   scripts/restart-apiserver.sh -n NS --delete demo       the object's namespace (default: default)
+#
+# 停機期間刪掉的物件，你的 informer 只能從重新 List 得知：處理函式收到的是墓碑（tombstone）。
+# An object deleted during the outage is known to your informer only from the relist: its handler gets a tombstone.
 set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -15,12 +19,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # kind 上等待 kube-apiserver 回來的上限（秒）。 / On kind, how long to wait for kube-apiserver to come back, in seconds.
 READY_TIMEOUT="${READY_TIMEOUT:-120}"
 
+USAGE="usage: scripts/restart-apiserver.sh [-n NAMESPACE] [--delete [KIND/]NAME]"
+
 usage() {
-  die "usage: scripts/restart-apiserver.sh [-n NAMESPACE] [--delete POD]"
+  die "${USAGE}"
 }
 
-# 1. local：請 localcluster 換掉 kube-apiserver；停機期間由同一個 etcd 上的第二個 API server 刪除 Pod。
-# 1. local: ask localcluster to replace kube-apiserver; during the outage a second API server on the same etcd deletes the pod.
+# 1. local：請 localcluster 換掉 kube-apiserver；停機期間由同一個 etcd 上的第二個 API server 刪除物件。
+# 1. local: ask localcluster to replace kube-apiserver; during the outage the second API server on the same etcd deletes the object.
 restart_local() {
   process_alive "${STATE_DIR}/localcluster.pid" ||
     die "the local cluster '${CLUSTER_NAME}' is not running; start it with scripts/cluster-up.sh"
@@ -54,6 +60,10 @@ main() {
       (($# >= 2)) || usage
       pod="$2"
       shift 2
+      ;;
+    -h | --help)
+      printf '%s\n' "${USAGE}"
+      return
       ;;
     *) usage ;;
     esac

@@ -81,7 +81,15 @@ func newLabEnv(t *testing.T, name string, env ...string) *lab {
 // run runs a script and returns its exit code and combined output.
 func (l *lab) run(script string, env ...string) (int, string) {
 	l.t.Helper()
-	cmd := exec.Command("bash", script)
+	return l.runArgs(script, nil, env...)
+}
+
+// runArgs 跟 run 一樣，但帶著參數。
+//
+// runArgs is run with arguments.
+func (l *lab) runArgs(script string, args []string, env ...string) (int, string) {
+	l.t.Helper()
+	cmd := exec.Command("bash", append([]string{script}, args...)...)
 	cmd.Env = append(append([]string(nil), l.env...), env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
@@ -154,6 +162,7 @@ func TestLocalClusterUpAndDown(t *testing.T) {
 		t.Fatalf("creating a pod in the default namespace: %v", err)
 	}
 	behavesLikeACluster(t, cs, "kwok-node-0")
+	restartDeletes(t, l, cs)
 
 	start := time.Now()
 	out = l.mustRun("cluster-up.sh")
@@ -193,6 +202,42 @@ func TestLocalClusterUpAndDown(t *testing.T) {
 	}
 	if out := l.mustRun("cluster-down.sh"); !strings.Contains(out, "nothing to do") {
 		t.Errorf("second cluster-down.sh said:\n%s", out)
+	}
+}
+
+// restartDeletes 檢查 restart-apiserver.sh --delete KIND/NAME：停機期間刪掉任何有 namespace 的物件
+// （這裡是一個 ConfigMap），說出刪了什麼；錯誤的 KIND 或沒有 namespace 的資源只印一行錯誤，不重新啟動。
+// --help 是說明，不是錯誤。
+//
+// restartDeletes checks restart-apiserver.sh --delete KIND/NAME: any
+// namespaced object (a ConfigMap here) is deleted during the outage, and the
+// script says what it deleted; a wrong KIND or a resource without a namespace
+// is one error line and no restart. --help is help, not an error.
+func restartDeletes(t *testing.T, l *lab, cs kubernetes.Interface) {
+	t.Helper()
+	ctx := t.Context()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "doomed"}}
+	if _, err := cs.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	code, out := l.runArgs("restart-apiserver.sh", []string{"--delete", "cm/doomed"})
+	if code != 0 || !strings.Contains(out, "deleted configmaps default/doomed while kube-apiserver was down") {
+		t.Errorf("restart-apiserver.sh --delete cm/doomed: exit %d:\n%s", code, out)
+	}
+	if _, err := cs.CoreV1().ConfigMaps("default").Get(ctx, "doomed", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("configmap doomed still there after the restart (%v)", err)
+	}
+	for args, want := range map[string]string{
+		"--delete nosuch/x":          `restart-apiserver: error: --delete "nosuch/x": the cluster serves no resource "nosuch"`,
+		"--delete node/kwok-node-0": `restart-apiserver: error: --delete "node/kwok-node-0": nodes are not namespaced`,
+	} {
+		code, out := l.runArgs("restart-apiserver.sh", strings.Fields(args))
+		if code != 1 || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, want) {
+			t.Errorf("restart-apiserver.sh %s: exit %d, %q; want exit 1 and one line starting %q", args, code, out, want)
+		}
+	}
+	if code, out := l.runArgs("restart-apiserver.sh", []string{"--help"}); code != 0 || !strings.HasPrefix(out, "usage: ") {
+		t.Errorf("restart-apiserver.sh --help: exit %d, %q; want the usage and exit 0", code, out)
 	}
 }
 

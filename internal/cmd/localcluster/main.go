@@ -14,7 +14,7 @@
 //	localcluster ready  --dir DIR
 //	localcluster use    --dir DIR --name CONTEXT   (add the context to the user's kubeconfig)
 //	localcluster forget --name CONTEXT             (remove it again)
-//	localcluster restart --dir DIR [-n NAMESPACE] [--delete POD]
+//	localcluster restart --dir DIR [-n NAMESPACE] [--delete [KIND/]NAME]
 //	                                               (restart kube-apiserver on the same etcd; scripts/restart-apiserver.sh)
 package main
 
@@ -36,13 +36,19 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	memory "k8s.io/client-go/discovery/cached"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/controlplane"
-	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 )
 
 func main() {
@@ -55,7 +61,7 @@ func main() {
 	port := fs.Int("port", 0, "kube-apiserver port on 127.0.0.1 (0: a free port)")
 	name := fs.String("name", "local-informer-lab", "kubeconfig context, cluster and user name")
 	namespace := fs.String("n", "default", "restart: the namespace of --delete's pod")
-	deletePod := fs.String("delete", "", "restart: delete this pod while kube-apiserver is down (through a second API server on the same etcd)")
+	deletePod := fs.String("delete", "", "restart: delete this object while kube-apiserver is down (KIND/NAME, or a pod's NAME), through the second API server on the same etcd")
 	_ = fs.Parse(os.Args[2:])
 
 	var err error
@@ -148,21 +154,27 @@ func listenControl(dir string, cp *controlplane.ControlPlane) (net.Listener, err
 			w.(http.Flusher).Flush()
 			fmt.Printf("localcluster: "+format+"\n", args...)
 		}
-		ns, pod := r.URL.Query().Get("namespace"), r.URL.Query().Get("delete")
+		ns, object := r.URL.Query().Get("namespace"), r.URL.Query().Get("delete")
+		var target *doomed
+		if object != "" {
+			var err error
+			// 先確認叢集有這種資源：錯的 KIND 是一行錯誤，不會白白重新啟動一次。
+			// Check first that the cluster serves the kind: a wrong KIND is one error line, not a wasted restart.
+			if target, err = resolve(cp.Config, object); err != nil {
+				say("error: %v", err)
+				return
+			}
+		}
 		start := time.Now()
-		say("stopping kube-apiserver (etcd keeps running; a second API server on the same etcd stands in)")
+		say("stopping kube-apiserver (etcd keeps running; the second API server on the same etcd stands in)")
 		err := cp.RestartAPIServer(func(other *rest.Config) error {
-			if pod == "" {
+			if target == nil {
 				return nil
 			}
-			cs, err := kubernetes.NewForConfig(other)
-			if err != nil {
-				return err
-			}
-			if err := scene.DeleteNow(r.Context(), cs, ns, pod); err != nil {
+			if err := target.delete(r.Context(), other, ns); err != nil {
 				return fmt.Errorf("while kube-apiserver was down: %w", err)
 			}
-			say("deleted %s/%s while kube-apiserver was down", ns, pod)
+			say("deleted %s %s/%s while kube-apiserver was down", target.gvr.GroupResource(), ns, target.name)
 			return nil
 		})
 		if err != nil {
@@ -175,11 +187,68 @@ func listenControl(dir string, cp *controlplane.ControlPlane) (net.Listener, err
 	return ln, nil
 }
 
+// doomed 是 --delete 要刪的物件：解析過的資源與名稱。
+//
+// doomed is the object --delete removes: the resolved resource and the name.
+type doomed struct {
+	gvr  schema.GroupVersionResource
+	name string
+}
+
+// resolve 解析 --delete 的值：KIND/NAME（kubectl 認得的寫法，例如 configmap/x、deploy/web、deployment.apps/web），
+// 只有 NAME 時是一個 Pod。資源必須存在而且有 namespace。
+//
+// resolve parses --delete's value: KIND/NAME (as kubectl spells it, such as
+// configmap/x, deploy/web, deployment.apps/web), or a pod when only NAME is
+// given. The resource must exist and be namespaced.
+func resolve(cfg *rest.Config, object string) (*doomed, error) {
+	kind, name, ok := strings.Cut(object, "/")
+	if !ok {
+		kind, name = "pods", object
+	}
+	if name == "" || strings.Contains(name, "/") {
+		return nil, fmt.Errorf("--delete %q: want KIND/NAME or a pod's NAME", object)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	mapper := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)), dc, nil)
+	gvr, err := mapper.ResourceFor(schema.ParseGroupResource(kind).WithVersion(""))
+	if err != nil {
+		return nil, fmt.Errorf("--delete %q: the cluster serves no resource %q", object, kind)
+	}
+	gvk, err := mapper.KindFor(gvr)
+	if err != nil {
+		return nil, err
+	}
+	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, err
+	}
+	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+		return nil, fmt.Errorf("--delete %q: %s are not namespaced; only namespaced objects can be deleted here", object, gvr.Resource)
+	}
+	return &doomed{gvr: gvr, name: name}, nil
+}
+
+// delete 以寬限期 0 刪除物件，停機期間就刪完。
+//
+// delete deletes the object with grace period 0, so it is gone during the
+// outage.
+func (d *doomed) delete(ctx context.Context, cfg *rest.Config, namespace string) error {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return dyn.Resource(d.gvr).Namespace(namespace).Delete(ctx, d.name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+}
+
 // restart 請執行中的 localcluster serve 重新啟動 kube-apiserver，並印出它一路回報的進度。
 //
 // restart asks the running localcluster serve to restart kube-apiserver and
 // prints the progress it reports on the way.
-func restart(dir, namespace, pod string) error {
+func restart(dir, namespace, object string) error {
 	if dir == "" {
 		return errors.New("restart needs --dir")
 	}
@@ -188,7 +257,7 @@ func restart(dir, namespace, pod string) error {
 			return (&net.Dialer{}).DialContext(ctx, "unix", controlSocket(dir))
 		},
 	}}
-	q := url.Values{"namespace": {namespace}, "delete": {pod}}
+	q := url.Values{"namespace": {namespace}, "delete": {object}}
 	resp, err := client.Post("http://localcluster/restart?"+q.Encode(), "text/plain", nil)
 	if err != nil {
 		return fmt.Errorf("the local cluster does not answer (is it up? scripts/cluster-up.sh): %w", err)
@@ -202,7 +271,8 @@ func restart(dir, namespace, pod string) error {
 		fmt.Println("restart-apiserver: " + line)
 	}
 	if failed {
-		return errors.New("the restart failed (see above)")
+		// 錯誤已經在上面那一行說過了。 / The error line above already said it.
+		os.Exit(1)
 	}
 	return lines.Err()
 }
