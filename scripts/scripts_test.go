@@ -228,7 +228,7 @@ func restartDeletes(t *testing.T, l *lab, cs kubernetes.Interface) {
 		t.Errorf("configmap doomed still there after the restart (%v)", err)
 	}
 	for args, want := range map[string]string{
-		"--delete nosuch/x":          `restart-apiserver: error: --delete "nosuch/x": the cluster serves no resource "nosuch"`,
+		"--delete nosuch/x":         `restart-apiserver: error: --delete "nosuch/x": the cluster serves no resource "nosuch"`,
 		"--delete node/kwok-node-0": `restart-apiserver: error: --delete "node/kwok-node-0": nodes are not namespaced`,
 	} {
 		code, out := l.runArgs("restart-apiserver.sh", strings.Fields(args))
