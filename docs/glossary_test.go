@@ -444,20 +444,27 @@ func TestGlossaryCatchesPlantedDefects(t *testing.T) {
 	}
 	rec := &recorder{}
 	checkGlossary(rec, avoid, []string{page, code, readme, wrapper})
-	got := rec.String()
+	wantReported(t, rec.String(),
+		page+":5: 「反射器」",
+		code+":13: 「黃金檔」",
+		readme+":5: 「監看」",
+		wrapper+":2: 「反射器」")
+}
+
+// wantReported 確認每個埋下的錯誤都被回報，而且只有它們。
+//
+// wantReported checks that every planted defect was reported, and nothing
+// else.
+func wantReported(t *testing.T, got string, want ...string) {
+	t.Helper()
 	t.Logf("planted defects reported:\n%s", got)
-	for _, want := range []string{
-		page + ":5: 「反射器」",
-		code + ":13: 「黃金檔」",
-		readme + ":5: 「監看」",
-		wrapper + ":2: 「反射器」",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("planted defect not reported (%q); got:\n%s", want, got)
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("planted defect not reported (%q); got:\n%s", w, got)
 		}
 	}
-	if n := strings.Count(got, "\n"); n != 4 {
-		t.Errorf("want exactly the 4 planted defects reported, got %d:\n%s", n, got)
+	if n := strings.Count(got, "\n"); n != len(want) {
+		t.Errorf("want exactly the %d planted defects reported, got %d:\n%s", len(want), n, got)
 	}
 }
 
@@ -497,18 +504,8 @@ func TestGlossRuleCatchesPlantedDefects(t *testing.T) {
 	}
 	rec := &recorder{}
 	checkGlosses(rec, []string{page})
-	got := rec.String()
-	t.Logf("planted defects reported:\n%s", got)
-	for _, want := range []string{
-		page + ":3: 「）（」",
-		page + ":5: a full-width parenthesis inside another",
-		page + ":8: a full-width parenthesis inside another",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("planted defect not reported (%q); got:\n%s", want, got)
-		}
-	}
-	if n := strings.Count(got, "\n"); n != 3 {
-		t.Errorf("want exactly the 3 planted defects reported, got %d:\n%s", n, got)
-	}
+	wantReported(t, rec.String(),
+		page+":3: 「）（」",
+		page+":5: a full-width parenthesis inside another",
+		page+":8: a full-width parenthesis inside another")
 }

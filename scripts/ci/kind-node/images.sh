@@ -13,6 +13,17 @@ entry() {
   printf '{"Env": %s, "Entrypoint": ["%s"]%s}' "${IMAGE_ENV}" "$1" "${2:-}"
 }
 
+# static_image 寫出只有一個靜態執行檔的映像檔（像 distroless/static 那樣：skeleton 加上執行檔）。
+# 用法：static_image 執行檔 映像檔裡的路徑 名稱清單 映像檔名稱的前置字串 [額外的設定欄位]
+# static_image writes an image holding one static executable (as distroless/static does: the skeleton plus the binary).
+# Usage: static_image binary path-in-image name-list image-name-prefix [extra config fields]
+static_image() {
+  local root="${WORK}/img/$1"
+  skeleton "${root}"
+  install -D -m 0755 "${WORK}/bin/$1" "${root}$2"
+  image_archive "${root}" "$(image_of "$3" "$4")" "${WORK}/images/$1.tar" "$(entry "$2" "${5:-}")" --owner=0 --group=0
+}
+
 # component_images 為 kubeadm 與 kind 要的每個映像檔寫出封存檔。 / component_images writes an archive for every image kubeadm and kind ask for.
 component_images() {
   local out="${WORK}/images" root
@@ -52,11 +63,8 @@ component_images() {
   image_archive "${root}" "$(image_of kubeadm-images.txt registry.k8s.io/etcd:)" "${out}/etcd.tar" \
     "$(entry /usr/local/bin/etcd)" --owner=0 --group=0
 
-  root="${WORK}/img/coredns"
-  skeleton "${root}"
-  install -m 0755 "${WORK}/bin/coredns" "${root}/coredns"
-  image_archive "${root}" "$(image_of kubeadm-images.txt registry.k8s.io/coredns/coredns:)" "${out}/coredns.tar" \
-    "$(entry /coredns ', "User": "65532:65532", "ExposedPorts": {"53/tcp": {}, "53/udp": {}}')" --owner=0 --group=0
+  static_image coredns /coredns kubeadm-images.txt registry.k8s.io/coredns/coredns: \
+    ', "User": "65532:65532", "ExposedPorts": {"53/tcp": {}, "53/udp": {}}'
 
   # kubeadm 要 pause:3.10.2，kind 的 containerd 設定用 sandbox_image pause:3.10；同一個執行檔，兩個名稱。
   # kubeadm asks for pause:3.10.2, kind's containerd config uses sandbox_image pause:3.10; one binary, two names.
@@ -71,18 +79,8 @@ component_images() {
     image_archive "${root}" "${sandbox}" "${out}/sandbox.tar" "$(entry /pause ', "User": "65535:65535"')" --owner=0 --group=0
   fi
 
-  root="${WORK}/img/kindnetd"
-  skeleton "${root}"
-  mkdir -p "${root}/bin"
-  install -m 0755 "${WORK}/bin/kindnetd" "${root}/bin/kindnetd"
-  image_archive "${root}" "$(image_of kind-images.txt docker.io/kindest/kindnetd:)" "${out}/kindnetd.tar" \
-    "$(entry /bin/kindnetd)" --owner=0 --group=0
-
-  root="${WORK}/img/local-path-provisioner"
-  skeleton "${root}"
-  install -m 0755 "${WORK}/bin/local-path-provisioner" "${root}/usr/local/bin/"
-  image_archive "${root}" "$(image_of kind-images.txt docker.io/kindest/local-path-provisioner:)" "${out}/local-path-provisioner.tar" \
-    "$(entry /usr/local/bin/local-path-provisioner)" --owner=0 --group=0
+  static_image kindnetd /bin/kindnetd kind-images.txt docker.io/kindest/kindnetd:
+  static_image local-path-provisioner /usr/local/bin/local-path-provisioner kind-images.txt docker.io/kindest/local-path-provisioner:
 
   # local-path-helper 只需要一個 shell 與常用指令：靜態的 busybox。 / local-path-helper needs only a shell and the usual commands: a static busybox.
   root="${WORK}/img/local-path-helper"
