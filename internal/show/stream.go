@@ -1,0 +1,97 @@
+package show
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Event 是一個步驟觀察到的一次轉變：印出的一行（Source、What、Key、Detail）、一行說明（Note），
+// 或只給即時頁面看的一筆（Quiet，例如一個 HTTP 請求或一個 metric 的新值）。Seq 是全序，T 是從串流開始的毫秒數。
+//
+// Event is one transition a step observes: a printed line (Source, What,
+// Key, Detail), a line of narration (Note), or one for the live page alone
+// (Quiet, such as an HTTP request or a metric's new value). Seq is a total
+// order; T counts milliseconds since the stream started.
+type Event struct {
+	Seq    uint64 `json:"seq"`
+	T      int64  `json:"t"`
+	Source string `json:"source,omitempty"`
+	What   string `json:"what,omitempty"`
+	Key    string `json:"key,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	Note   bool   `json:"note,omitempty"`
+	Quiet  bool   `json:"quiet,omitempty"`
+}
+
+// Text 是一筆事件印出來的那一行（不含換行），跟 golden file 裡的一模一樣；Quiet 的事件沒有這一行。
+//
+// Text is the line an event prints (without the newline), exactly as the
+// golden files hold it; a Quiet event has none.
+func (e Event) Text() string {
+	if e.Note {
+		return "-- " + e.Detail
+	}
+	return strings.TrimRight(fmt.Sprintf("%-8s %-9s %-24s %s", e.Source, e.What, e.Key, e.Detail), " ")
+}
+
+// Sink 收到串流的每一筆事件，一次一筆、依 Seq 的順序。規則：Emit 不能阻塞，
+// 因為它在串流的鎖裡執行，慢的接收者會拖慢步驟本身。
+//
+// Sink receives every event of a stream, one at a time, in Seq order. The
+// rule: Emit must not block, since it runs under the stream's lock, and a
+// slow sink would slow the step itself.
+type Sink interface {
+	Emit(Event)
+}
+
+// Stream 是步驟輸出事件的地方：把每一筆印成原本那一行，再交給每個 Sink（即時頁面、錄製、metrics）。
+// 它也是一個 io.Writer，所以課程程式照舊把它當作 out 傳下去。
+//
+// Stream is where a step's events go: each is printed as its usual line,
+// then handed to every Sink (the live page, the recording, metrics). It is
+// an io.Writer too, so lesson code passes it down as out, as before.
+type Stream struct {
+	mu    sync.Mutex
+	seq   uint64
+	start time.Time
+	text  io.Writer
+	sinks []Sink
+}
+
+// NewStream 回傳一個把文字寫到 text、把事件交給 sinks 的串流。
+//
+// NewStream returns a stream that writes text to text and hands events to
+// sinks.
+func NewStream(text io.Writer, sinks ...Sink) *Stream {
+	return &Stream{start: time.Now(), text: text, sinks: sinks}
+}
+
+// Write 把原始的位元組寫到文字輸出，跟事件行在同一把鎖下，順序不會交錯。
+//
+// Write passes raw bytes to the text output, under the same lock as the
+// event lines, so the order never interleaves.
+func (s *Stream) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.text.Write(p)
+}
+
+// Emit 為事件編上 Seq 與時間，印出它那一行（Quiet 的除外），再交給每個 Sink。
+//
+// Emit numbers the event and stamps its time, prints its line (unless it is
+// Quiet), then hands it to every Sink.
+func (s *Stream) Emit(e Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	e.Seq, e.T = s.seq, time.Since(s.start).Milliseconds()
+	if !e.Quiet {
+		fmt.Fprintln(s.text, e.Text())
+	}
+	for _, sink := range s.sinks {
+		sink.Emit(e)
+	}
+}
