@@ -17,18 +17,14 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
-	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 )
 
 const usage = `usage: scene [flags] COMMAND [ARGS]
@@ -88,7 +84,7 @@ func main() {
 		os.Exit(2)
 	}
 
-	if err := checkArgs(args); err != nil {
+	if err := scene.Check(args); err != nil {
 		fmt.Fprintf(os.Stderr, "scene: %v\n", err)
 		os.Exit(2)
 	}
@@ -104,156 +100,10 @@ func main() {
 		env.Client, err = kubernetes.NewForConfig(fast)
 	}
 	if err == nil {
-		err = run(ctx, env.Client, env.Namespace, args, settings{pause: *pause, node: *node})
+		err = scene.Run(ctx, env.Client, env.Namespace, args, scene.Settings{Pause: *pause, Node: *node}, func(s string) { fmt.Println("scene: " + s) })
 	}
 	if err != nil && ctx.Err() == nil {
 		fmt.Fprintf(os.Stderr, "scene: %v\n", err)
 		os.Exit(1)
 	}
-}
-
-// settleTimeout 是等 Pod 跑起來或消失的上限。 / settleTimeout bounds the wait for a pod to run or to be gone.
-const settleTimeout = 30 * time.Second
-
-// commands 是每個指令接受的參數個數（max < 0 表示沒有上限）與用法。
-//
-// commands lists each command's argument count (max < 0: no limit) and usage.
-var commands = map[string]struct {
-	min, max int
-	form     string
-}{
-	"create":   {1, -1, "NAME [KEY=VALUE ...]"},
-	"label":    {2, 2, "NAME KEY=VALUE|KEY-"},
-	"annotate": {2, 2, "NAME KEY=VALUE|KEY-"},
-	"delete":   {1, 1, "NAME"},
-	"demo":     {0, 0, ""},
-	"burst":    {1, 1, "N"},
-	"reset":    {0, 0, ""},
-}
-
-// checkArgs 在連線之前檢查指令與參數個數，錯誤的用法不會送出任何請求。
-//
-// checkArgs checks the command and its argument count before connecting, so
-// a wrong usage makes no request.
-func checkArgs(args []string) error {
-	c, ok := commands[args[0]]
-	if !ok {
-		return fmt.Errorf("unknown command %q (create, label, annotate, delete, demo, burst, reset)", args[0])
-	}
-	if n := len(args) - 1; n < c.min || (c.max >= 0 && n > c.max) {
-		return fmt.Errorf("usage: scene %s %s", args[0], c.form)
-	}
-	if args[0] == "burst" {
-		if n, err := strconv.Atoi(args[1]); err != nil || n < 1 || n > 1000 {
-			return fmt.Errorf("burst: N must be a number from 1 to 1000, not %q", args[1])
-		}
-	}
-	return nil
-}
-
-// settings 是 run 需要的旗標值。 / settings are the flag values run needs.
-type settings struct {
-	pause time.Duration
-	node  string
-}
-
-func run(ctx context.Context, cs kubernetes.Interface, ns string, args []string, set settings) error {
-	cmd, args := args[0], args[1:]
-	switch cmd {
-	case "create":
-		labels := map[string]string{}
-		for _, kv := range args[1:] {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok {
-				return fmt.Errorf("label %q is not KEY=VALUE", kv)
-			}
-			labels[k] = v
-		}
-		pod := scene.Pod(ns, args[0], labels)
-		pod.Spec.NodeName = set.node
-		// 等 Pod 跑起來（或沒有節點時不等），下一個變化才不會跟排程、kwok 的狀態更新交錯。
-		// Wait until the pod runs (or not at all without nodes), so the next change does not interleave with scheduling and kwok's status updates.
-		_, err := scene.CreateRunning(ctx, cs, pod, settleTimeout, func(s string) { fmt.Println("scene: " + s) })
-		if apierrors.IsAlreadyExists(err) {
-			// 照著 README 一步一步做時，before 早就在了：這不是錯誤。
-			// Following the READMEs in order, before is already there: not an error.
-			fmt.Printf("scene: pod %s/%s already exists; leaving it as it is\n", ns, args[0])
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Printf("scene: created pod %s/%s (%s)\n", ns, args[0], show.Labels(labels))
-	case "label", "annotate":
-		key, value, err := parseChange(args[1])
-		if err != nil {
-			return err
-		}
-		change := scene.Label
-		if cmd == "annotate" {
-			change = scene.Annotate
-		}
-		if _, err := change(ctx, cs, ns, args[0], key, value); err != nil {
-			return err
-		}
-		fmt.Printf("scene: %s pod %s/%s %s\n", cmd, ns, args[0], args[1])
-	case "delete":
-		if err := scene.Delete(ctx, cs, ns, args[0]); err != nil {
-			return err
-		}
-		if err := scene.Settle(ctx, cs, ns, args[0], settleTimeout); err != nil {
-			return err
-		}
-		fmt.Printf("scene: deleted pod %s/%s\n", ns, args[0])
-	case "demo":
-		steps := [][]string{
-			{"create", "demo", "app=demo"},
-			{"label", "demo", "tier=web"},
-			{"delete", "demo"},
-		}
-		for i, s := range steps {
-			if i > 0 {
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(set.pause):
-				}
-			}
-			if err := run(ctx, cs, ns, s, set); err != nil {
-				return err
-			}
-		}
-	case "burst":
-		n, _ := strconv.Atoi(args[0])
-		changed, err := scene.Burst(ctx, cs, ns, n)
-		if err != nil {
-			return err
-		}
-		fmt.Printf("scene: %d label changes (burst=1..%d), then burst- again, on %s\n", n, n, strings.Join(changed, " "))
-	case "reset":
-		deleted, err := scene.Reset(ctx, cs, ns, "before")
-		if err != nil {
-			return err
-		}
-		if len(deleted) == 0 {
-			fmt.Printf("scene: nothing to reset in %s\n", ns)
-		} else {
-			fmt.Printf("scene: deleted %s from %s\n", strings.Join(deleted, " "), ns)
-		}
-	}
-	return nil
-}
-
-// parseChange 讀取 kubectl 風格的 KEY=VALUE（設定）或 KEY-（移除）。
-//
-// parseChange reads kubectl's KEY=VALUE (set) or KEY- (remove) form.
-func parseChange(s string) (string, *string, error) {
-	if k, ok := strings.CutSuffix(s, "-"); ok && !strings.Contains(s, "=") {
-		return k, nil, nil
-	}
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return "", nil, fmt.Errorf("%q is neither KEY=VALUE nor KEY-", s)
-	}
-	return k, &v, nil
 }
