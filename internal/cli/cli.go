@@ -19,8 +19,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 )
@@ -45,6 +48,11 @@ type Step struct {
 	// before connecting, and only checks: it assigns nothing.
 	Flags    func(fs *flag.FlagSet)
 	Validate func() error
+	// Pipeline 是即時頁面（--ui）畫的階段：只有這一步真的有、真的觀察得到的那些。
+	//
+	// Pipeline is the stages the live page (--ui) draws: only those the step
+	// really has and really observes.
+	Pipeline func() liveview.Pipeline
 }
 
 // Flags 是每個步驟都有的旗標，名稱與 kubectl 相同。
@@ -81,6 +89,14 @@ type Env struct {
 	Client    kubernetes.Interface
 	Namespace string
 	Out       io.Writer
+	// InformerName 是這個程式的 informer 名字（步驟的名字）：有名字的 informer 才回報 client-go 的 informer
+	// metrics（v0.37）。一個行程裡名字必須唯一；測試直接呼叫課程時沒有名字，是 nil。
+	//
+	// InformerName names this program's informers (the step's name): only
+	// named informers report client-go's informer metrics (v0.37). A name is
+	// unique within a process; tests that call a lesson directly have none,
+	// nil.
+	InformerName *cache.InformerName
 }
 
 // Main 註冊共用旗標與步驟的旗標、解析、檢查、建立連線、先確認叢集可達，再執行 run。
@@ -93,6 +109,10 @@ type Env struct {
 func Main(step Step, run func(ctx context.Context, env *Env) error) {
 	var f Flags
 	f.Register(flag.CommandLine)
+	var ui uiFlag
+	var record string
+	flag.Var(&ui, "ui", "serve a live page of this step's pipeline on 127.0.0.1 (a free port; --ui=ADDR to choose) and print its URL")
+	flag.StringVar(&record, "record", "", "write every event to this file (JSON Lines) for scripts/liveview.sh to replay or export")
 	if step.Flags != nil {
 		step.Flags(flag.CommandLine)
 	}
@@ -106,7 +126,29 @@ func Main(step Step, run func(ctx context.Context, env *Env) error) {
 		}
 	}
 	setVerbosity(f.Verbosity)
+	var pipeline liveview.Pipeline
+	if step.Pipeline != nil {
+		pipeline = step.Pipeline()
+	}
+	lv, err := StartLive(pipeline, ui.on, ui.addr, record, os.Stdout, os.Stderr)
+	if err != nil {
+		fail(step.Name, err)
+	}
+	var out io.Writer = os.Stdout
+	if lv != nil {
+		out = lv.Out()
+	}
+	if err := mainLoop(step, &f, lv, out, run); err != nil {
+		fail(step.Name, err)
+	}
+}
 
+// mainLoop 連線、執行 run，最後關掉頁面與錄製；回傳要印成一行的錯誤（Ctrl-C 之後沒有）。
+//
+// mainLoop connects, calls run, then closes the page and the recording; it
+// returns the error to print as one line (none after Ctrl-C).
+func mainLoop(step Step, f *Flags, lv *Live, out io.Writer, run func(ctx context.Context, env *Env) error) (err error) {
+	defer func() { err = errors.Join(err, lv.Close()) }()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -117,16 +159,24 @@ func Main(step Step, run func(ctx context.Context, env *Env) error) {
 		stop()
 	}()
 
-	env, err := Connect(ctx, &f, step.RidesOutOutages, os.Stdout, os.Stderr)
-	if err != nil && ctx.Err() == nil {
-		fail(step.Name, err)
-	}
+	env, err := Connect(ctx, f, step.RidesOutOutages, out, os.Stderr)
 	if ctx.Err() != nil {
-		return
+		return nil
 	}
+	if err != nil {
+		return err
+	}
+	if lv != nil {
+		lv.announce(os.Stderr, env)
+	}
+	if env.InformerName, err = cache.NewInformerName(step.Name); err != nil {
+		return err
+	}
+	defer env.InformerName.Release()
 	if err := run(ctx, env); err != nil && ctx.Err() == nil {
-		fail(step.Name, err)
+		return err
 	}
+	return nil
 }
 
 // ParseFlags 以 fs 解析 args。-h 印出完整的用法並以 0 結束；其他錯誤（例如不認得的旗標）只印一行並以 2 結束，
@@ -194,6 +244,9 @@ func Connect(ctx context.Context, f *Flags, noteOutages bool, out, traceOut io.W
 	}
 	if f.Trace {
 		cfg.Wrap(Tracer(traceOut))
+	}
+	if s, ok := out.(*show.Stream); ok {
+		cfg.Wrap(RequestEvents(s))
 	}
 	if err := preflight(ctx, cfg); err != nil {
 		return nil, err

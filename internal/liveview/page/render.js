@@ -1,0 +1,252 @@
+// render.js：把一個狀態畫出來。所有來自叢集的字串（名稱、標籤、annotation）都只經過 textContent，
+// 從不當作 HTML：就算 Pod 的 annotation 是 <img src=x onerror=alert(1)>，畫出來的也只是這串字。
+// Draws one state. Every string from the cluster (names, labels, annotations) goes through textContent only, never
+// as HTML: a pod annotated <img src=x onerror=alert(1)> shows those very characters.
+"use strict";
+window.LV = window.LV || {};
+
+// el 建立一個元素：屬性、文字（textContent），以及子元素。 / el makes an element: attributes, text (textContent), children.
+LV.el = function (tag, attrs, text, children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v !== undefined && v !== null) node.setAttribute(k, String(v));
+  }
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  for (const c of children || []) node.appendChild(c);
+  return node;
+};
+
+LV.Renderer = class {
+  constructor(root, pipeline) {
+    this.root = root;
+    this.pipeline = pipeline;
+    this.selected = "";
+    this.filterKey = "";
+    this.filterStage = "";
+    this.onSelect = () => {};
+    this.build();
+  }
+
+  // build 只在一開始（與換語言時）建立方框；之後每一格畫面只改裡面的數字與標記。
+  // build makes the boxes once (and on a language change); later frames only change the numbers and tokens in them.
+  build() {
+    const p = this.pipeline;
+    document.title = LV.pick(p.title) + " · live view";
+    this.root.querySelector("#title").textContent = LV.pick(p.title);
+    this.root.querySelector("#chapter").hidden = !p.chapter;
+    this.root.querySelector("#chapter-path").textContent = LV.lang === "zh" ? (p.chapter || "").replace(/^docs\/en\//, "docs/zh-TW/") : p.chapter || "";
+    const row = this.root.querySelector("#pipeline");
+    row.replaceChildren();
+    this.boxes = {};
+    p.stages.forEach((s, i) => {
+      if (i > 0) row.appendChild(LV.el("div", { class: "arrow", "aria-hidden": "true" }, "→"));
+      const box = LV.el("section", { class: "stage" + (s.opaque ? " opaque" : ""), "data-stage": s.id, "data-count": 0 }, null, [
+        LV.el("h2", {}, LV.pick(s.label)),
+        LV.el("p", { class: "caption" }, LV.pick(s.caption)),
+        LV.el("div", { class: "numbers" }, null, [
+          LV.el("span", { class: "count" }, ""),
+          LV.el("span", { class: "depth" }, ""),
+        ]),
+        LV.gauge(),
+        LV.el("div", { class: "tokens" }),
+      ]);
+      row.appendChild(box);
+      this.boxes[s.id] = box;
+    });
+    this.tokens = {};
+    for (const id of ["cache", "index", "listeners", "workqueue"]) {
+      this.root.querySelector("#panel-" + id).hidden = !(p.panels || []).includes(id);
+    }
+  }
+
+  render(state, events, cursor) {
+    this.renderStages(state);
+    this.renderTokens(state);
+    this.renderPanels(state);
+    this.renderLog(events, cursor);
+    document.body.dataset.seq = state.seq;
+    document.body.dataset.applied = state.applied;
+  }
+
+  renderStages(state) {
+    const path = this.selected ? state.paths[this.selected] || [] : [];
+    for (const s of this.pipeline.stages) {
+      const box = this.boxes[s.id];
+      const st = state.stages[s.id];
+      box.dataset.count = st.count;
+      // 看不見內部的階段沒有事件可數，只有深度。 / A stage whose inside is not visible has no events to count, only its depth.
+      box.querySelector(".count").textContent = s.opaque ? LV.t("opaque") : LV.events(st.count);
+      let depth = st.depth;
+      if (s.id === "workqueue" && depth === null) depth = state.waiting().length;
+      if (s.id === "listeners") depth = Object.values(state.listeners).reduce((n, l) => n + l.backlog, 0);
+      box.dataset.depth = depth === null ? "" : depth;
+      box.querySelector(".depth").textContent = depth === null ? "" : LV.t("depth") + " " + depth;
+      const gauge = box.querySelector("svg.gauge");
+      gauge.style.visibility = depth === null ? "hidden" : "visible";
+      LV.setGauge(gauge, depth);
+      box.classList.toggle("on-path", path.includes(s.id));
+      if (s.id === "watch" || s.id === "store" || s.id === "push") {
+        box.querySelector(".depth").textContent = state.rv ? LV.t("resourceVersion") + " " + state.rv : "";
+      }
+    }
+  }
+
+  // renderTokens 把每個 key 的標記放進它最後出現的階段；移動時用 FLIP 動畫滑過去（先量舊位置，移過去，再從舊位置動到新位置）。
+  // renderTokens puts each key's token in the stage it last showed in; a move slides there with a FLIP animation
+  // (measure the old position, move the node, animate from the old position to the new).
+  renderTokens(state) {
+    const seen = new Set();
+    const moves = [];
+    for (const [key, tok] of Object.entries(state.tokens)) {
+      seen.add(key);
+      let node = this.tokens[key];
+      if (!node) {
+        node = LV.el("button", { class: "token", "data-key": key, type: "button" }, key.split("/").pop());
+        node.addEventListener("click", () => this.onSelect(key));
+        this.tokens[key] = node;
+      }
+      const cached = state.cache[key];
+      node.dataset.kind = tok.kind;
+      node.dataset.stage = tok.stage;
+      node.classList.toggle("deleting", !!(cached && cached.deleting));
+      node.classList.toggle("selected", key === this.selected);
+      node.title = key + (cached ? " " + cached.phase + " " + cached.labels : "");
+      const target = this.boxes[tok.stage].querySelector(".tokens");
+      if (node.parentNode !== target) {
+        const before = node.parentNode ? node.getBoundingClientRect() : null;
+        target.appendChild(node);
+        if (before) moves.push([node, before]);
+      }
+    }
+    for (const [key, node] of Object.entries(this.tokens)) {
+      if (!seen.has(key)) {
+        node.remove();
+        delete this.tokens[key];
+      }
+    }
+    if (LV.animate) {
+      for (const [node, before] of moves) {
+        const after = node.getBoundingClientRect();
+        node.animate([{ transform: `translate(${before.left - after.left}px, ${before.top - after.top}px)` }, { transform: "none" }], {
+          duration: 350,
+          easing: "ease-out",
+        });
+      }
+    }
+  }
+
+  renderPanels(state) {
+    const rows = Object.keys(state.cache).sort().map((key) => {
+      const d = state.cache[key];
+      return LV.el("tr", { "data-key": key, class: key === this.selected ? "selected" : "" }, null, [
+        LV.el("td", {}, key),
+        LV.el("td", {}, d.phase),
+        LV.el("td", {}, d.node),
+        LV.el("td", {}, d.labels),
+        LV.el("td", {}, d.deleting ? "(deleting)" : ""),
+      ]);
+    });
+    const cache = this.root.querySelector("#cache-rows");
+    cache.replaceChildren(...(rows.length ? rows : [LV.el("tr", {}, null, [LV.el("td", { colspan: 5 }, LV.t("empty"))])]));
+    cache.dataset.size = rows.length;
+
+    const index = this.root.querySelector("#index-rows");
+    const buckets = Object.keys(state.index || {}).sort();
+    index.replaceChildren(...buckets.map((app) => LV.el("li", { "data-app": app }, app + " = [" + state.index[app].join(" ") + "]")));
+
+    const listeners = this.root.querySelector("#listener-rows");
+    listeners.replaceChildren(
+      ...Object.keys(state.listeners)
+        .sort()
+        .map((name) => {
+          const l = state.listeners[name];
+          const svg = LV.gauge();
+          LV.setGauge(svg, l.backlog);
+          return LV.el("li", { "data-listener": name, "data-backlog": l.backlog }, null, [
+            LV.el("span", { class: "name" }, name),
+            svg,
+            LV.el("span", {}, l.backlog + " · " + LV.events(l.calls)),
+          ]);
+        }),
+    );
+
+    const wq = state.workqueue;
+    const waiting = state.waiting();
+    this.root.querySelector("#wq-waiting").replaceChildren(...waiting.map((k) => LV.el("li", { "data-key": k }, k)));
+    this.root.querySelector("#wq-retries").replaceChildren(
+      ...Object.entries(wq.retries).map(([k, r]) => {
+        const left = r.until === null ? "" : " · " + Math.max(0, Math.round(r.until - state.t)) + " ms";
+        return LV.el("li", { "data-key": k }, k + " · " + r.n + "/" + r.of + left);
+      }),
+    );
+    const merged = this.root.querySelector("#wq-merged");
+    merged.dataset.merged = wq.merged;
+    merged.querySelector("b").textContent = wq.merged;
+    this.root.querySelector("#wq-workers").replaceChildren(
+      ...Object.keys(wq.workers)
+        .sort()
+        .map((w) => LV.el("li", { "data-worker": w }, w + ": " + wq.workers[w].what + " " + wq.workers[w].key)),
+    );
+  }
+
+  // renderLog 列出游標之前、符合篩選的最後 300 筆。 / renderLog lists the last 300 events before the cursor that match the filters.
+  renderLog(events, cursor) {
+    const list = this.root.querySelector("#log-rows");
+    const out = [];
+    for (let i = cursor - 1; i >= 0 && out.length < 300; i--) {
+      const e = events[i];
+      if (e.source === "metric" && this.filterStage !== "metric") continue;
+      if (this.filterKey && e.key !== this.filterKey) continue;
+      if (this.filterStage === "metric" && e.source !== "metric") continue;
+      if (this.filterStage && this.filterStage !== "metric" && LV.stageOfEvent(this.pipeline, e) !== this.filterStage) continue;
+      out.push(e);
+    }
+    out.reverse();
+    list.replaceChildren(
+      ...out.map((e) =>
+        LV.el("li", { "data-seq": e.seq, "data-source": e.source || "", "data-key": e.key || "", class: e.note ? "note" : e.quiet ? "quiet" : "" }, null, [
+          LV.el("span", { class: "seq" }, e.seq),
+          LV.el("span", { class: "line" }, LV.text(e)),
+        ]),
+      ),
+    );
+    list.scrollTop = list.scrollHeight;
+  }
+};
+
+LV.stageOfEvent = function (pipeline, e) {
+  for (const s of pipeline.stages) {
+    for (const src of s.sources || []) {
+      if (src === e.source || (src.endsWith("*") && (e.source || "").startsWith(src.slice(0, -1)))) return s.id;
+    }
+  }
+  return "";
+};
+
+// gauge 是一根水平的量表（SVG）；長度是深度，旁邊也寫著數字，顏色不是唯一的訊號。
+// gauge is a horizontal bar (SVG); its length is the depth, and the number is written beside it: colour is never the
+// only signal.
+LV.gauge = function () {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("class", "gauge");
+  svg.setAttribute("viewBox", "0 0 100 8");
+  svg.setAttribute("aria-hidden", "true");
+  const track = document.createElementNS(ns, "rect");
+  track.setAttribute("class", "track");
+  track.setAttribute("width", "100");
+  track.setAttribute("height", "8");
+  const bar = document.createElementNS(ns, "rect");
+  bar.setAttribute("class", "bar");
+  bar.setAttribute("height", "8");
+  bar.setAttribute("width", "0");
+  svg.append(track, bar);
+  return svg;
+};
+
+LV.setGauge = function (svg, value) {
+  const v = value === null || value === undefined ? 0 : value;
+  // 對數刻度：1 到 1000 都看得出差別。 / A log scale, so 1 and 1000 both show.
+  const w = v <= 0 ? 0 : Math.min(100, 15 + 28 * Math.log10(v + 1));
+  svg.querySelector(".bar").setAttribute("width", w.toFixed(1));
+};

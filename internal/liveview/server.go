@@ -1,0 +1,182 @@
+package liveview
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+//go:embed page
+var page embed.FS
+
+// Actions 是頁面上的場景按鈕背後做事的人：args 跟 scripts/scene.sh 的參數一樣（create NAME KEY=VALUE…、
+// label、annotate、delete、demo），回傳它說的話。重播時沒有叢集，也就沒有 Actions。
+//
+// Actions does what the page's scene buttons ask: args are scripts/scene.sh's
+// (create NAME KEY=VALUE…, label, annotate, delete, demo), and it returns
+// what it said. A replay has no cluster, so no Actions.
+type Actions func(ctx context.Context, args []string) (string, error)
+
+// Server 是在 127.0.0.1 上提供頁面的 HTTP 伺服器。
+//
+// Server is the HTTP server that serves the page on 127.0.0.1.
+type Server struct {
+	URL      string
+	hub      *Hub
+	pipeline Pipeline
+	actions  Actions
+	token    string
+	srv      *http.Server
+	ln       net.Listener
+}
+
+// Serve 在 addr 上開始提供頁面（空字串或 "true" 表示 127.0.0.1 上一個空閒的埠）。不是 loopback 的位址
+// 會在 warn 印一行警告：頁面可以操作叢集（場景按鈕），只該給這台機器用。埠被占用時是一行錯誤。
+//
+// Serve starts serving the page on addr (empty or "true": a free port on
+// 127.0.0.1). An address that is not loopback prints one warning line to
+// warn: the page can act on the cluster (the scene buttons), so it is meant
+// for this machine alone. A port in use is one error line.
+func Serve(addr string, hub *Hub, p Pipeline, actions Actions, warn io.Writer) (*Server, error) {
+	if addr == "" || addr == "true" {
+		addr = "127.0.0.1:0"
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("--ui %q: want HOST:PORT, such as 127.0.0.1:8080", addr)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		fmt.Fprintf(warn, "warning: the live view listens on %s, not on loopback: anyone who can reach it and read its page can change pods in this namespace\n", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("the live view cannot listen on %s: %v", addr, errors.Unwrap(err))
+	}
+	buf := make([]byte, 16)
+	if _, err := rand.Read(buf); err != nil {
+		return nil, err
+	}
+	s := &Server{hub: hub, pipeline: p, actions: actions, token: hex.EncodeToString(buf), ln: ln}
+	s.URL = "http://" + ln.Addr().String() + "/"
+	s.srv = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Close 結束每個頁面的事件串流，再關掉伺服器。
+//
+// Close ends every page's event stream, then shuts the server down.
+func (s *Server) Close() error {
+	s.hub.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.srv.Shutdown(ctx)
+}
+
+func (s *Server) routes() http.Handler {
+	static, err := fs.Sub(page, "page")
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.index)
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.HandleFunc("GET /pipeline.json", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(s.pipeline)
+	})
+	mux.Handle("GET /events", s.hub)
+	mux.Handle("GET /metrics", MetricsHandler())
+	mux.HandleFunc("POST /scene", s.scene)
+	return s.sameHost(mux)
+}
+
+// sameHost 只接受 Host 是 localhost 或一個 IP 位址、而且埠是伺服器自己的請求：別的網站即使把自己的網域名稱
+// 解析到 127.0.0.1（DNS rebinding），也讀不到頁面與 token。
+//
+// sameHost accepts only requests whose Host is localhost or an IP address,
+// on the server's own port: a site that resolves its own domain name to
+// 127.0.0.1 (DNS rebinding) cannot read the page or its token.
+func (s *Server) sameHost(next http.Handler) http.Handler {
+	_, port, _ := net.SplitHostPort(s.ln.Addr().String())
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, p, err := net.SplitHostPort(r.Host)
+		if err != nil || p != port || (host != "localhost" && net.ParseIP(host) == nil) {
+			http.Error(w, "wrong Host", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// index 送出頁面，裡面帶著這次執行的 token：場景按鈕的請求必須附上它，別的網站的頁面讀不到它，
+// 所以也就替學習者按不了按鈕。
+//
+// index serves the page with this run's token in it: the scene buttons'
+// requests must carry it, and another site's page cannot read it, so it
+// cannot press the buttons for the learner.
+func (s *Server) index(w http.ResponseWriter, _ *http.Request) {
+	html, err := page.ReadFile("page/index.html")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	mode := "live"
+	if s.actions == nil {
+		mode = "replay"
+	}
+	html = bytes.Replace(html, []byte(`<meta name="live-token" content="">`), fmt.Appendf(nil, `<meta name="live-token" content="%s">`, s.token), 1)
+	html = bytes.Replace(html, []byte(`<meta name="live-mode" content="">`), fmt.Appendf(nil, `<meta name="live-mode" content="%s">`, mode), 1)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", contentSecurityPolicy)
+	_, _ = w.Write(html)
+}
+
+// contentSecurityPolicy 只允許頁面自己的檔案：沒有行內腳本，沒有外部資源，叢集來的字串即使混進 HTML 也執行不了。
+//
+// contentSecurityPolicy allows the page's own files only: no inline script,
+// no outside resource, so a cluster string that slipped into the HTML could
+// not run anyway.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// scene 是場景按鈕：POST，表頭 X-Live-Token 必須是這次的 token，內容是 JSON 的 {"args": [...]}。
+//
+// scene is the scene buttons: a POST whose X-Live-Token header must be this
+// run's token, with a JSON body {"args": [...]}.
+func (s *Server) scene(w http.ResponseWriter, r *http.Request) {
+	if s.actions == nil {
+		http.Error(w, "a replay has no cluster to change", http.StatusConflict)
+		return
+	}
+	got := r.Header.Get("X-Live-Token")
+	if subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
+		http.Error(w, "missing or wrong token", http.StatusForbidden)
+		return
+	}
+	var req struct {
+		Args []string `json:"args"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req); err != nil {
+		http.Error(w, "want a JSON body {\"args\": [...]}", http.StatusBadRequest)
+		return
+	}
+	said, err := s.actions(r.Context(), req.Args)
+	if err != nil {
+		http.Error(w, strings.TrimSpace(said+"\n"+err.Error()), http.StatusUnprocessableEntity)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = io.WriteString(w, said)
+}
