@@ -59,7 +59,11 @@ func TestDemo(t *testing.T) {
 	ns := "default"
 	testenv.BeforePod(t, cs, ns)
 
-	out, stop := startStepOn(t, c, ns, watchOptions{})
+	// 即時頁面開著（跟 --ui 同一條路）：印出的文字跟 golden file 一樣，頁面也看到同樣的事件。
+	// The live page is on (the path --ui takes): the text is the golden file's, and the page sees the same events.
+	out, lv, stop := testenv.StartLive(t, c, ns, pipeline(), "demo.recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+		return run(ctx, cs, ns, watchOptions{}, out)
+	})
 	out.Wait(t, 1, "watching from there")
 	testenv.DemoScene(t, cs, ns, func(change string) {
 		out.Wait(t, 1, map[string]string{"created": "phase=Running", "labelled": "tier=web", "deleted": "DELETED"}[change], " default/demo ")
@@ -78,6 +82,9 @@ func TestDemo(t *testing.T) {
 		"watch    DELETED   default/demo",
 	)
 	golden.Check(t, "demo", golden.StripVersions(got))
+	t.Run("page", func(t *testing.T) {
+		testenv.CheckPage(t, testenv.Page(t, lv.URL(), out.String()), out.String, "demo")
+	})
 }
 
 // 情境：伺服器每秒就結束一次 watch。每次重新 watch 都從最後看到的 resourceVersion

@@ -30,20 +30,17 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // trace lines and event lines in one output.
 func startStep(t *testing.T, ns, label, field string) *testenv.Output {
 	t.Helper()
-	return startStepOn(t, testenv.Plain(t), ns, label, field)
+	out, _ := startStepOn(t, testenv.Plain(t), ns, label, field, "ignored.recording.jsonl")
+	return out
 }
 
-// startStepOn 跟 startStep 一樣，但在指定的叢集上執行。
+// startStepOn 跟 startStep 一樣，但在指定的叢集上執行，即時頁面開著（跟 --ui 同一條路），
+// 事件錄進 testdata/<record>（-update 時）。
 //
-// startStepOn is startStep on the given cluster.
-func startStepOn(t *testing.T, c *testenv.Cluster, ns, label, field string) *testenv.Output {
+// startStepOn is startStep on the given cluster, with the live page on (the
+// path --ui takes), the events recorded to testdata/<record> (with -update).
+func startStepOn(t *testing.T, c *testenv.Cluster, ns, label, field, record string) (*testenv.Output, *cli.Live) {
 	t.Helper()
-	ctx := t.Context()
-	out := &testenv.Output{}
-	env, err := cli.Connect(ctx, &cli.Flags{Kubeconfig: c.Kubeconfig(t), Namespace: ns, Trace: true}, true, out, out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	labelSelector, err := labels.Parse(label)
 	if err != nil {
 		t.Fatal(err)
@@ -52,10 +49,15 @@ func startStepOn(t *testing.T, c *testenv.Cluster, ns, label, field string) *tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = testenv.Start(t, func(ctx context.Context, _ io.Writer) error {
+	kubeconfig := c.Kubeconfig(t)
+	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(), record, func(ctx context.Context, _ kubernetes.Interface, out io.Writer) error {
+		env, err := cli.Connect(ctx, &cli.Flags{Kubeconfig: kubeconfig, Namespace: ns, Trace: true}, true, out, out)
+		if err != nil {
+			return err
+		}
 		return run(ctx, env.Client, env.Namespace, fieldSelector, labelSelector, out)
 	})
-	return out
+	return out, lv
 }
 
 // 情境：namespace 裡有一個符合 app=demo 的 Pod 與一個不符合的。以 -l app=demo 啟動後，
@@ -77,7 +79,7 @@ func TestDemo(t *testing.T) {
 		t.Cleanup(func() { _ = scene.DeleteNow(context.Background(), cs, ns, name) })
 	}
 
-	out := startStepOn(t, c, ns, "app=demo", "")
+	out, lv := startStepOn(t, c, ns, "app=demo", "", "demo.recording.jsonl")
 	out.Wait(t, 1, "Replace carried")
 	testenv.DemoScene(t, cs, ns, func(change string) {
 		out.Wait(t, 1, map[string]string{"created": "phase=Running", "labelled": "tier=web", "deleted": "Delete "}[change], " default/demo ")
@@ -91,6 +93,22 @@ func TestDemo(t *testing.T) {
 		t.Errorf("no streaming WatchList request carrying the selector in the trace:\n%s", got)
 	}
 	golden.Check(t, "demo", golden.StripVersions(got))
+	// --trace 的行直接寫進輸出，不是事件；頁面上的是其餘每一行。
+	// --trace's lines go straight to the output and are no events; the page has every other line.
+	t.Run("page", func(t *testing.T) {
+		lines := func() string { return withoutTrace(out.String()) }
+		testenv.CheckPage(t, testenv.Page(t, lv.URL(), lines()), lines, "demo")
+	})
+}
+
+func withoutTrace(s string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if !strings.HasPrefix(line, "trace: ") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }
 
 // 情境：關掉 WatchList（KUBE_FEATURE_WatchListClient=false 的效果），Reflector 改回

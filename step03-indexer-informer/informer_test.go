@@ -13,10 +13,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
@@ -70,7 +72,12 @@ func TestDemo(t *testing.T) {
 	ns := "default"
 	testenv.BeforePod(t, cs, ns)
 
-	out := startStepOn(t, c, ns, options{constructor: "options"})
+	// 即時頁面開著（跟 --ui 同一條路）：印出的文字跟 golden file 一樣，頁面也看到同樣的事件。
+	// The live page is on (the path --ui takes): the text is the golden file's, and the page sees the same events.
+	opts := options{constructor: "options", name: testenv.InformerName(t)}
+	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(), "demo.recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+		return run(ctx, cs, ns, opts, out)
+	})
 	out.Wait(t, 1, "watching from there")
 	demo(t, cs, ns, "phase Pending -> Running", out)
 
@@ -88,6 +95,63 @@ func TestDemo(t *testing.T) {
 		"-- index byApp: demo=[default/before]",
 	)
 	golden.Check(t, "demo", golden.StripVersions(got))
+	t.Run("page", func(t *testing.T) {
+		testenv.CheckPage(t, testenv.Page(t, lv.URL(), out.String()), out.String, "demo")
+	})
+	// client-go 自己的 informer metrics（有名字的 informer 才有）：處理過的批次，與 store 看到的 resourceVersion。
+	// client-go's own informer metrics (named informers only): the batches processed, and the resourceVersion the store saw.
+	t.Run("metrics", func(t *testing.T) {
+		who := `name="` + t.Name()[:len("TestDemo")] + `",resource="pods"`
+		if n := testenv.Metric(t, lv.URL(), "informer_processing_latency_seconds_count", who); n < 1 {
+			t.Errorf("informer_processing_latency_seconds_count{%s} = %v; the informer processed the whole scene", who, n)
+		}
+		if rv := testenv.Metric(t, lv.URL(), "informer_store_resource_version", who); rv <= 0 {
+			t.Errorf("informer_store_resource_version{%s} = %v; want the last resourceVersion seen", who, rv)
+		}
+	})
+}
+
+// 情境：叢集來的字串在頁面上只是文字。按頁面上的 Annotate，給 Pod 一個看起來像 HTML 的 annotation：
+// 叢集存下的就是那串字，頁面把它原樣顯示成文字，不產生任何元素、不執行任何程式，主控台沒有錯誤。
+//
+// The story: strings from the cluster are only text on the page. The page's
+// Annotate button gives a pod an annotation that looks like HTML: the
+// cluster stores those characters, and the page shows them as they are, as
+// text, making no element, running nothing, with a clean console.
+func TestPageShowsClusterStringsAsText(t *testing.T) {
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
+	testenv.CreatePod(t, cs, ns, "hostile", map[string]string{"app": "demo"})
+	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(), "", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+		return run(ctx, cs, ns, options{constructor: "options"}, out)
+	})
+	out.Wait(t, 1, "watching from there")
+	b := testenv.Page(t, lv.URL(), out.String())
+
+	const hostile = `<img src=x onerror="document.title='pwned'">`
+	b.Type(t, "#scene-name", "hostile")
+	b.Type(t, "#scene-labels", "informer-lab/note="+hostile)
+	b.Click(t, `#scene-form button[data-args="annotate"]`)
+	b.Wait(t, "the scene to answer", `document.getElementById("scene-said").dataset.status === "200"`, `document.getElementById("scene-said").textContent`)
+	out.Wait(t, 1, "handler  OnUpdate  "+ns+"/hostile ")
+
+	pod, err := cs.CoreV1().Pods(ns).Get(t.Context(), "hostile", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pod.Annotations["informer-lab/note"]; got != hostile {
+		t.Fatalf("the pod's annotation is %q; want %q", got, hostile)
+	}
+	if said := browser.Eval[string](t, b, `document.getElementById("scene-said").textContent`); !strings.Contains(said, hostile) {
+		t.Errorf("the page's answer %q does not show the annotation as text", said)
+	}
+	if n := browser.Eval[int](t, b, `document.querySelectorAll("img").length`); n != 0 {
+		t.Errorf("the page made %d <img> elements from the annotation", n)
+	}
+	if title := browser.Eval[string](t, b, `document.title`); strings.Contains(title, "pwned") {
+		t.Errorf("the annotation ran as script: the title is %q", title)
+	}
+	testenv.SamePage(t, b, out.String)
 }
 
 // 情境：兩個 informer 看同一個 namespace，一個用原始文章的 NewIndexerInformer，

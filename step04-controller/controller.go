@@ -45,6 +45,11 @@ type options struct {
 	// as with KUBE_FEATURE_AtomicFIFO=false).
 	fifo   string
 	resync time.Duration
+	// name 讓 informer 回報 client-go 的 informer metrics；nil 表示不回報。
+	//
+	// name makes the informer report client-go's informer metrics; nil
+	// reports none.
+	name *cache.InformerName
 }
 
 // controller 是標準的控制迴圈（control loop）：處理函式只把 key（namespace/name）放進 workqueue，
@@ -107,7 +112,7 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 		AddFunc:    enqueue,
 		UpdateFunc: func(_, newObj any) { enqueue(newObj) },
 		DeleteFunc: enqueue,
-	}, opts.fifo == "per-object", opts.resync, out)
+	}, opts.fifo == "per-object", opts.resync, opts.name, out)
 	return c
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,12 @@ func TestDemo(t *testing.T) {
 			if mode.perObject {
 				opts.fifo = "per-object"
 			}
-			out := startStepOn(t, c, ns, opts)
+			// 即時頁面開著（跟 --ui 同一條路）：印出的文字跟 golden file 一樣，頁面也看到同樣的事件。
+			// The live page is on (the path --ui takes): the text is the golden file's, and the page sees the same events.
+			opts.name = testenv.InformerName(t)
+			out, lv, _ := testenv.StartLive(t, c, ns, pipeline(), mode.golden+".recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+				return run(ctx, cs, ns, opts, out)
+			})
 			out.Wait(t, 1, "worker1  sync      default/before ")
 
 			c.OneChangeAtATime(t, ns, func(change string) {
@@ -83,6 +89,9 @@ func TestDemo(t *testing.T) {
 			}
 			out.Wait(t, 2, "worker1  sync      default/demo ", "tier=web")
 			golden.Check(t, mode.golden, golden.DropBookmarks(golden.StripVersions(out.String())))
+			t.Run("page", func(t *testing.T) {
+				testenv.CheckPage(t, testenv.Page(t, lv.URL(), out.String()), out.String, mode.golden)
+			})
 		})
 	}
 }
@@ -342,7 +351,11 @@ func TestWorkersAndBurst(t *testing.T) {
 	for _, n := range []string{"one", "two"} {
 		testenv.CreatePod(t, cs, ns, n, map[string]string{"app": n})
 	}
-	out := startStep(t, ns, options{workers: 3, syncTime: 200 * time.Millisecond, maxRetries: 5, baseDelay: 5 * time.Millisecond})
+	// 頁面開著：它要畫出同樣的合併。 / The page is on: it must draw the same merging.
+	opts := options{workers: 3, syncTime: 200 * time.Millisecond, maxRetries: 5, baseDelay: 5 * time.Millisecond, name: testenv.InformerName(t)}
+	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(), "", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+		return run(ctx, cs, ns, opts, out)
+	})
 	out.Wait(t, 1, "informer synced")
 	// scene.sh 的 burst 也用這麼高的 QPS，變化才會比同步快。 / scene.sh's burst uses this QPS too, so changes outpace syncs.
 	fast := c.Config()
@@ -386,6 +399,39 @@ func TestWorkersAndBurst(t *testing.T) {
 	if len(workers) < 2 {
 		t.Errorf("only %v synced; two pods changing at once should keep two workers busy:\n%s", workers, out.String())
 	}
+
+	// 頁面上：worker 階段的事件比推送少，合併的次數就是文字裡的那幾行，每個 worker 的最後一次同步都在。
+	// On the page: fewer events at the workers than pushes, the merge count is the text's lines, every worker's last sync is there.
+	t.Run("page", func(t *testing.T) {
+		text := out.String()
+		b := testenv.Page(t, lv.URL(), text)
+		testenv.SamePage(t, b, out.String)
+		pushed, synced := testenv.DOM(t, b, `[data-stage="push"]`, "data-count"), testenv.DOM(t, b, `[data-stage="workers"]`, "data-count")
+		if want := strconv.Itoa(out.Count("queue    ")); pushed != want {
+			t.Errorf("the push stage counts %s events; the step printed %s queue lines", pushed, want)
+		}
+		if want := strconv.Itoa(out.Count("sync      ")); synced != want {
+			t.Errorf("the workers stage counts %s events; the step printed %s sync lines", synced, want)
+		}
+		if p, s := atoi(t, pushed), atoi(t, synced); s >= p {
+			t.Errorf("the page shows %d syncs for %d pushes; it should show the merging", s, p)
+		}
+		if got, want := testenv.DOM(t, b, "#wq-merged", "data-merged"), strconv.Itoa(out.Count("is already queued")); got != want {
+			t.Errorf("the page counts %s merged changes; the step printed %s", got, want)
+		}
+		for w := range workers {
+			testenv.DOM(t, b, `#wq-workers [data-worker="`+w+`"]`, "data-worker")
+		}
+	})
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // 情境：按下 Ctrl-C 時，佇列不再收新的 key、等著的重試被丟掉，但已經排隊的每個 key 都還會同步一次，

@@ -89,7 +89,7 @@ func startPair(t *testing.T, cs kubernetes.Interface, ns string, resync time.Dur
 	if perObject {
 		clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.AtomicFIFO, false)
 	}
-	indexer, ours := newInformer(lw(), p.ours, perObject, resync, &out)
+	indexer, ours := newInformer(lw(), p.ours, perObject, resync, nil, &out)
 	p.ours.store = indexer
 	store, theirs := cache.NewInformerWithOptions(cache.InformerOptions{
 		ListerWatcher: lw(),

@@ -24,8 +24,14 @@ import (
 // which hands what the queue yields to Process or ProcessBatch:
 //
 //	API server → ListerWatcher → Reflector → RealFIFO → processLoop → Process / ProcessBatch → Indexer + handlers
-func newInformer(lw cache.ListerWatcher, handler cache.ResourceEventHandler, perObject bool, resync time.Duration, out io.Writer) (cache.Indexer, cache.Controller) {
-	indexer := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{})
+func newInformer(lw cache.ListerWatcher, handler cache.ResourceEventHandler, perObject bool, resync time.Duration, name *cache.InformerName, out io.Writer) (cache.Indexer, cache.Controller) {
+	// 有名字時，佇列與 Indexer 回報 client-go 的 informer metrics（v0.37），即時頁面的深度就是它。
+	// With a name, the queue and the Indexer report client-go's informer metrics (v0.37); the live page's depth is that.
+	var id cache.InformerNameAndResource
+	if name != nil {
+		id = name.WithResource(corev1.SchemeGroupVersion.WithResource("pods"))
+	}
+	indexer := cache.NewIndexer(cache.DeletionHandlingMetaNamespaceKeyFunc, cache.Indexers{}, cache.WithStoreMetrics(id, nil))
 	p := &processor{indexer: indexer, handler: handler, out: out}
 
 	// 佇列是 RealFIFO：Reflector 推進來的每一筆都依到達順序排隊，不合併。預設（AtomicFIFO）下，
@@ -45,9 +51,10 @@ func newInformer(lw cache.ListerWatcher, handler cache.ResourceEventHandler, per
 		AtomicEvents:          true,
 		UnlockWhileProcessing: true,
 		EmitDeltaTypeBookmark: true,
+		Identifier:            id,
 	}
 	if perObject {
-		fifoOpts = cache.RealFIFOOptions{KeyFunction: cache.MetaNamespaceKeyFunc, KnownObjects: indexer}
+		fifoOpts = cache.RealFIFOOptions{KeyFunction: cache.MetaNamespaceKeyFunc, KnownObjects: indexer, Identifier: id}
 	}
 	queue := &printingQueue{RealFIFO: cache.NewRealFIFOWithOptions(fifoOpts), out: out, atomic: !perObject}
 

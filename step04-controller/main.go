@@ -17,12 +17,14 @@ import (
 	"time"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
 )
 
 func main() {
 	opts := options{}
 	cli.Main(cli.Step{
 		Name:            "step04-controller",
+		Pipeline:        pipeline,
 		RidesOutOutages: true,
 		Flags: func(fs *flag.FlagSet) {
 			fs.IntVar(&opts.workers, "workers", 1, "how many workers sync keys in parallel")
@@ -45,6 +47,24 @@ func main() {
 			return nil
 		},
 	}, func(ctx context.Context, env *cli.Env) error {
+		opts.name = env.InformerName
 		return run(ctx, env.Client, env.Namespace, opts, env.Out)
 	})
+}
+
+// pipeline 是這一步在即時頁面（--ui）上的階段：只有它真的有、真的觀察得到的那些。
+//
+// pipeline is this step's stages on the live page (--ui): only those it
+// really has and really observes.
+func pipeline() liveview.Pipeline {
+	workqueue := liveview.StageOf("workqueue")
+	workqueue.Depth = "workqueue_depth"
+	return liveview.Pipeline{
+		Step:    "step04-controller",
+		Title:   liveview.Text{En: "Step 04: the controller underneath, and the controller on top", Zh: "步驟 04：底下的控制器，與上面的控制器"},
+		Chapter: liveview.Chapter("04-controller"),
+		Stages: []liveview.Stage{liveview.StageOf("api", "request"), liveview.StageOf("push", "queue"),
+			liveview.StageOf("process", "fifo"), workqueue, liveview.StageOf("workers", "worker*")},
+		Panels: []string{"cache", "workqueue"},
+	}
 }

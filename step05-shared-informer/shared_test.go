@@ -6,14 +6,17 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp/kb"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 
+	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
@@ -77,7 +80,12 @@ func TestDemo(t *testing.T) {
 	ns := "default"
 	testenv.BeforePod(t, cs, ns)
 
-	out := startStepOn(t, cs, ns, options{})
+	// 即時頁面開著（跟 --ui 同一條路）：印出的文字跟 golden file 一樣，頁面也看到同樣的事件。
+	// The live page is on (the path --ui takes): the text is the golden file's, and the page sees the same events.
+	opts := options{workers: 1, name: testenv.InformerName(t)}
+	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(false), "demo.recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+		return run(ctx, cs, ns, opts, out)
+	})
 	out.Wait(t, 1, "watching from there")
 	demo(t, cs, ns, out)
 
@@ -97,6 +105,9 @@ func TestDemo(t *testing.T) {
 		t.Errorf("the late handler printed %d lines; want 1 (its synthetic add), nothing after RemoveEventHandler:\n%s", n, got)
 	}
 	golden.Check(t, "demo", golden.StripVersions(got))
+	t.Run("page", func(t *testing.T) {
+		testenv.CheckPage(t, testenv.Page(t, lv.URL(), out.String()), out.String, "demo")
+	})
 }
 
 // 情境：兩個處理函式、一個晚到的處理函式、lister 的讀取，全部共用一個 informer。
@@ -179,7 +190,10 @@ func TestSlowHandlerDoesNotHoldBackTheOther(t *testing.T) {
 		calls++
 		return ctx.Err() == nil
 	}}
-	out := startStepOn(t, cs, ns, opts)
+	opts.workers, opts.name = 1, testenv.InformerName(t)
+	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(false), "slow.recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+		return run(ctx, cs, ns, opts, out)
+	})
 	out.Wait(t, 1, "watching from there")
 	close(gates[0])
 	out.Wait(t, 1, "slow     OnAdd     default/before ", "[0 behind printer]")
@@ -194,6 +208,38 @@ func TestSlowHandlerDoesNotHoldBackTheOther(t *testing.T) {
 		"slow     OnAdd     default/demo             phase=Pending labels=app=demo [6 behind printer]",
 	)
 	golden.Check(t, "slow", golden.StripVersions(got))
+
+	// 頁面上：最後兩個處理函式都不落後；拉回 slow 收到 demo 的那一刻，它落後 printer 6 個事件，
+	// printer 一個都不落後。按 End 回到最新。
+	// On the page: at the end neither handler lags; pulled back to the moment
+	// slow got demo, slow is 6 events behind printer and printer is not
+	// behind at all. End brings it back to the latest.
+	t.Run("page", func(t *testing.T) {
+		b := testenv.Page(t, lv.URL(), out.String())
+		testenv.CheckPage(t, b, out.String, "slow")
+		backlogs := func() string {
+			return "slow=" + testenv.DOM(t, b, `[data-listener="slow"]`, "data-backlog") +
+				" printer=" + testenv.DOM(t, b, `[data-listener="printer"]`, "data-backlog")
+		}
+		if got := backlogs(); got != "slow=0 printer=0" {
+			t.Errorf("at the end the page shows backlogs %s; want slow=0 printer=0", got)
+		}
+		at := browser.Eval[int](t, b, `LV.app.timeline.events.findIndex(e => e.source === "slow" && e.key.endsWith("/demo")) + 1`)
+		if at == 0 {
+			t.Fatal("the page has no event of slow for demo")
+		}
+		// 像拉動滑桿的人那樣：設定值，送出 input 事件。 / As someone dragging the slider: set the value, fire input.
+		browser.Eval[bool](t, b, `(() => { const s = document.getElementById("slider"); s.value = `+strconv.Itoa(at)+`; s.dispatchEvent(new Event("input")); return true; })()`)
+		b.Wait(t, "the page to show the moment slow got demo", `document.body.dataset.cursor === "`+strconv.Itoa(at)+`"`, `document.body.dataset.cursor`)
+		if got := backlogs(); got != "slow=6 printer=0" {
+			t.Errorf("pulled back to slow's first demo event, the page shows backlogs %s; want slow=6 printer=0", got)
+		}
+		b.Key(t, kb.End)
+		b.Wait(t, "End to bring the page back to the latest", `document.body.dataset.cursor === document.body.dataset.total`, `document.body.dataset.cursor`)
+		if got := backlogs(); got != "slow=0 printer=0" {
+			t.Errorf("back at the end the page shows backlogs %s; want slow=0 printer=0", got)
+		}
+	})
 }
 
 // 情境：最常見的錯誤。還沒向工廠要 informer 之前就呼叫 Start，之後沒再呼叫：同一個 namespace 裡，

@@ -1,0 +1,390 @@
+package liveview_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+var testPipeline = liveview.Pipeline{
+	Step:   "test",
+	Title:  liveview.Text{En: "test", Zh: "測試"},
+	Stages: []liveview.Stage{liveview.StageOf("api", "request"), liveview.StageOf("handlers", "handler")},
+	Panels: []string{"cache"},
+}
+
+// record 把幾筆事件經過一個 Stream 錄下來，回傳錄製檔的內容。
+//
+// record puts a few events through a Stream into a recording and returns it.
+func record(t *testing.T, lines int) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := liveview.NewRecorder(f, testPipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := show.NewStream(io.Discard, rec)
+	for i := range lines {
+		show.Line(s, "handler", "OnAdd", fmt.Sprintf("default/p%d", i), "phase=Running labels=app=demo")
+	}
+	show.Quiet(s, "request", "WATCH", "/api/v1/pods", "watch=true -> 200")
+	show.Note(s, "done")
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// 情境：錄下來的讀得回來，一筆不差；壞掉、被截斷、版本不認得、根本不是錄製檔的，各是一行指出第幾行的錯誤，
+// 而且壞掉那一行之前的事件照樣讀得到。
+//
+// The story: what is recorded reads back, every event; a broken, truncated,
+// unknown-version or not-a-recording file each gives one error line naming
+// the line, and the events before a broken line still come back.
+func TestRecordingRoundTrip(t *testing.T) {
+	data := record(t, 3)
+	rec, err := liveview.ReadRecording(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Header.Pipeline.Step != "test" || len(rec.Events) != 5 || rec.Events[4].Detail != "done" || !rec.Events[3].Quiet {
+		t.Fatalf("read back %+v", rec)
+	}
+	truncated := data[:len(data)-10]
+	for name, c := range map[string]struct {
+		data   string
+		want   string
+		events int
+	}{
+		"truncated":       {string(truncated), "line 6: ", 4},
+		"broken line":     {strings.Replace(string(data), `"seq":2`, `"seq":`, 1), "line 3: ", 1},
+		"unknown version": {strings.Replace(string(data), `"version":1`, `"version":7`, 1), "line 1: recording version 7 is unknown (this program reads version 1)", 0},
+		"not a recording": {"{\"hello\":1}\n", "line 1: not an informer-walkthrough recording", 0},
+		"empty":           {"", "line 1: the recording is empty", 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec, err := liveview.ReadRecording(strings.NewReader(c.data))
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("err = %v; want one line starting %q", err, c.want)
+			}
+			if len(rec.Events) != c.events {
+				t.Errorf("read %d events before the error; want %d", len(rec.Events), c.events)
+			}
+		})
+	}
+}
+
+// 情境：重新連上的頁面帶著最後看到的 Seq（Last-Event-ID），只收到之後的事件，然後是 synced；
+// 塞不下的慢連線被斷開，Emit 從不等它。
+//
+// The story: a page reconnecting with the last Seq it saw (Last-Event-ID)
+// gets only the events after it, then synced; a slow connection that cannot
+// keep up is cut off, and Emit never waits for it.
+func TestHubResumesAndNeverBlocks(t *testing.T) {
+	hub := liveview.NewHub()
+	s := show.NewStream(io.Discard, hub)
+	for i := range 5 {
+		show.Line(s, "handler", "OnAdd", fmt.Sprintf("default/p%d", i), "")
+	}
+	srv, err := liveview.Serve("", hub, testPipeline, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"events", nil)
+	req.Header.Set("Last-Event-ID", "3")
+	ctx, cancel := context.WithCancel(t.Context())
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	testenv.Poll(t, "events 4 and 5, then synced", func() bool {
+		buf := make([]byte, 4096)
+		n, _ := resp.Body.Read(buf)
+		got.Write(buf[:n])
+		return strings.Contains(got.String(), "event: synced")
+	}, &got)
+	cancel()
+	resp.Body.Close()
+	if strings.Contains(got.String(), "id: 3\n") || !strings.Contains(got.String(), "id: 4\n") || !strings.Contains(got.String(), "id: 5\n") {
+		t.Errorf("after Last-Event-ID 3 the stream was:\n%s", got.String())
+	}
+
+	// 一個從不讀的訂閱者：十萬筆事件之後，Emit 還是立刻回來。 / A subscriber that never reads: after 100,000 events Emit still returns at once.
+	slow, err := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := http.DefaultClient.Do(slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Body.Close()
+	start := time.Now()
+	for i := range 100000 {
+		show.Line(s, "handler", "OnUpdate", fmt.Sprintf("default/p%d", i%50), "")
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("100,000 events took %s with a subscriber that never reads", took)
+	}
+	if n := len(hub.Events()); n > liveview.MaxHistory {
+		t.Errorf("the hub keeps %d events; want at most %d", n, liveview.MaxHistory)
+	}
+}
+
+// 情境：場景按鈕只聽帶著這次 token 的 POST；沒有 token、token 錯、Host 不是自己的（DNS rebinding）都被拒絕；
+// 重播沒有叢集可改。預設只聽 127.0.0.1；不是 loopback 的位址印一行警告；埠被占用是一行錯誤。
+//
+// The story: the scene buttons obey only a POST carrying this run's token;
+// no token, a wrong one, or a Host that is not the server's own (DNS
+// rebinding) are refused; a replay has no cluster to change. By default it
+// listens on 127.0.0.1 only; an address that is not loopback prints one
+// warning line; a port in use is one error line.
+func TestServerGuards(t *testing.T) {
+	hub := liveview.NewHub()
+	acted := 0
+	srv, err := liveview.Serve("", hub, testPipeline, func(context.Context, []string) (string, error) {
+		acted++
+		return "scene: done", nil
+	}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") {
+		t.Errorf("URL %s; want 127.0.0.1", srv.URL)
+	}
+	page := get(t, srv.URL, "")
+	token := between(page, `<meta name="live-token" content="`, `"`)
+	if len(token) != 32 {
+		t.Fatalf("no token in the page:\n%s", page)
+	}
+	for name, c := range map[string]struct {
+		token, host string
+		want        int
+	}{
+		"no token":    {"", "", http.StatusForbidden},
+		"wrong token": {strings.Repeat("0", 32), "", http.StatusForbidden},
+		"other host":  {token, "evil.example", http.StatusForbidden},
+		"the token":   {token, "", http.StatusOK},
+	} {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"scene", strings.NewReader(`{"args":["demo"]}`))
+		req.Header.Set("X-Live-Token", c.token)
+		if c.host != "" {
+			_, port, _ := net.SplitHostPort(req.URL.Host)
+			req.Host = c.host + ":" + port
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s: status %d; want %d", name, resp.StatusCode, c.want)
+		}
+	}
+	if acted != 1 {
+		t.Errorf("the scene acted %d times; want once, for the request with the token", acted)
+	}
+
+	var warn bytes.Buffer
+	open, err := liveview.Serve("0.0.0.0:0", hub, testPipeline, nil, &warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open.Close()
+	if strings.Count(warn.String(), "\n") != 1 || !strings.HasPrefix(warn.String(), "warning: the live view listens on 0.0.0.0:0, not on loopback") {
+		t.Errorf("warning = %q; want one line", warn.String())
+	}
+	_, port, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(srv.URL, "http://"), "/"))
+	if _, err := liveview.Serve("127.0.0.1:"+port, hub, testPipeline, nil, io.Discard); err == nil ||
+		!strings.HasPrefix(err.Error(), "the live view cannot listen on 127.0.0.1:"+port+": ") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a port in use: err = %v; want one line", err)
+	}
+}
+
+func get(t *testing.T, url, host string) string {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", url, nil)
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return string(body)
+}
+
+func between(s, from, to string) string {
+	_, rest, _ := strings.Cut(s, from)
+	v, _, _ := strings.Cut(rest, to)
+	return v
+}
+
+// 情境：頁面的程式碼從不把字串當成 HTML：沒有 innerHTML、outerHTML、insertAdjacentHTML、document.write，
+// 也沒有 eval 或字串形式的 setTimeout。叢集來的字串只能走 textContent 與 setAttribute。
+//
+// The story: the page's code never treats a string as HTML: no innerHTML,
+// outerHTML, insertAdjacentHTML or document.write, and no eval or string
+// setTimeout. Strings from the cluster can only go through textContent and
+// setAttribute.
+func TestPageNeverParsesStrings(t *testing.T) {
+	files, err := filepath.Glob("page/*.js")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no page scripts (%v)", err)
+	}
+	banned := regexp.MustCompile(`innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function\(|setTimeout\(\s*["'\x60]`)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if code, _, _ := strings.Cut(line, "//"); banned.MatchString(code) {
+				t.Errorf("%s:%d: %s", f, i+1, strings.TrimSpace(line))
+			}
+		}
+	}
+}
+
+// recordings 是 repo 裡每一份錄製檔，以及它的 golden file（文字）與 final.golden（頁面最後的狀態）。
+//
+// recordings are the repository's recordings, each with its golden file
+// (the text) and its final.golden (the page's final state).
+func recordings(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("../../step[0-9][0-9]-*/testdata/*.recording.jsonl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recordings found (%v)", err)
+	}
+	return files
+}
+
+// 情境：每一份錄製檔都還是最新的（它的行以那一步的 golden file 開頭），而且不論由伺服器重播，
+// 還是匯出成一個 HTML 檔、從磁碟開啟（不連網路），頁面最後的狀態都跟錄下它的即時頁面一樣。
+//
+// The story: every recording is current (its lines start with the step's
+// golden file), and replayed by the server or exported as one HTML file
+// opened from disk (no network), the page ends in the same state as the
+// live page that recorded it.
+func TestReplayRecordings(t *testing.T) {
+	b := browser.Start(t, 1400, 1000)
+	for _, path := range recordings(t) {
+		name := strings.TrimSuffix(filepath.Base(path), ".recording.jsonl")
+		dir := filepath.Dir(path)
+		t.Run(filepath.Base(filepath.Dir(dir))+"/"+name, func(t *testing.T) {
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := liveview.ReadRecording(bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines strings.Builder
+			for _, e := range rec.Events {
+				if !e.Quiet {
+					lines.WriteString(e.Text() + "\n")
+				}
+			}
+			text, err := os.ReadFile(filepath.Join(dir, name+".golden"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// 測試只比對到它等的那一行為止，錄製檔則錄到程式結束；HTTP trace 行不經過頁面。
+			//
+			// A test compares up to the line it waits for, while the
+			// recording runs to the program's end; HTTP trace lines do not
+			// go through the page.
+			want := dropTrace(string(text))
+			if got := golden.DropBookmarks(golden.StripVersions(lines.String())); !strings.HasPrefix(got, want) {
+				t.Fatalf("%s is stale: its lines do not start with %s.golden (record it again: go test ./%s -run TestDemo -update)\n--- recording\n%s--- golden\n%s",
+					path, name, filepath.Base(filepath.Dir(dir)), got, want)
+			}
+			final, err := os.ReadFile(filepath.Join(dir, name+".final.golden"))
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			hub := liveview.NewHub()
+			hub.Load(rec.Events)
+			hub.Close()
+			srv, err := liveview.Serve("", hub, rec.Header.Pipeline, nil, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			b.Open(t, srv.URL+"?at=end")
+			testenv.CaughtUp(t, b, lines.String())
+			if got := testenv.PageSummary(t, b); got != string(final) {
+				t.Errorf("replayed by the server, the page ends as\n%s\nwant (the live page's)\n%s", got, final)
+			}
+
+			html := filepath.Join(t.TempDir(), name+".html")
+			f, err := os.Create(html)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := liveview.Export(raw, f); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			exported, _ := os.ReadFile(html)
+			for _, outside := range []string{`src="http`, `href="static`, `src="static`} {
+				if bytes.Contains(exported, []byte(outside)) {
+					t.Errorf("the exported file loads %s…: it must hold everything", outside)
+				}
+			}
+			b.Open(t, "file://"+html+"?at=end")
+			testenv.CaughtUp(t, b, lines.String())
+			if got := testenv.PageSummary(t, b); got != string(final) {
+				t.Errorf("exported and opened from disk, the page ends as\n%s\nwant\n%s", got, final)
+			}
+		})
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// dropTrace 拿掉 step 02 的 HTTP trace 行。
+//
+// dropTrace removes step 02's HTTP trace lines.
+func dropTrace(s string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if !strings.HasPrefix(l, "trace: ") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
