@@ -8,12 +8,17 @@
 package scripts_test
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -491,5 +496,89 @@ func TestKindScriptsBadInput(t *testing.T) {
 	}
 	if again := printName(); again != first {
 		t.Errorf("--print-name gave %q, then %q", first, again)
+	}
+}
+
+// 情境：liveview.sh 不需要叢集。錯誤的輸入是一行說明、結束碼 1；export 寫出一個完整的 HTML 檔；
+// replay 印出網址、提供頁面與事件，Ctrl-C 之後以 0 結束，埠也關了。
+//
+// The story: liveview.sh needs no cluster. Bad input is one line and exit
+// status 1; export writes one whole HTML file; replay prints its URL, serves
+// the page and the events, and after Ctrl-C exits 0 with its port closed.
+func TestLiveviewScript(t *testing.T) {
+	l := newLab(t, "lab-liveview")
+	recording := filepath.Join("..", "step04-controller", "testdata", "demo.recording.jsonl")
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	// 第一次執行先建好小程式（會說它在建），之後每次只有一行。 / The first run builds the helper (and says so); after that, one line each.
+	if code, out := l.runArgs("liveview.sh", nil); code != 1 || !strings.HasPrefix(lastLine(out), "liveview: usage: ") {
+		t.Fatalf("liveview.sh with no arguments: exit %d, %q", code, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "liveview: usage: scripts/liveview.sh replay"},
+		{[]string{"replay"}, "liveview: usage: scripts/liveview.sh replay"},
+		{[]string{"export", recording}, "liveview: usage: scripts/liveview.sh replay"},
+		{[]string{"replay", "no-such.jsonl"}, "liveview: open no-such.jsonl: no such file or directory"},
+		{[]string{"replay", "../go.mod"}, "liveview: ../go.mod: line 1: "},
+		{[]string{"replay", "--ui=" + busy.Addr().String(), recording}, "liveview: the live view cannot listen on " + busy.Addr().String()},
+	} {
+		code, out := l.runArgs("liveview.sh", c.args)
+		if code != 1 || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, c.want) {
+			t.Errorf("liveview.sh %v: exit %d, %q; want exit 1 and one line starting %q", c.args, code, out, c.want)
+		}
+	}
+
+	html := filepath.Join(t.TempDir(), "demo.html")
+	code, out := l.runArgs("liveview.sh", []string{"export", recording, html})
+	if code != 0 || !strings.HasPrefix(out, "liveview: wrote "+html+" (") {
+		t.Fatalf("export: exit %d, %s", code, out)
+	}
+	if page, err := os.ReadFile(html); err != nil || !strings.HasPrefix(string(page), "<!doctype html>") || !strings.Contains(string(page), `"informer-walkthrough-recording"`) {
+		t.Errorf("export wrote %d bytes (%v); want an HTML page with the recording in it", len(page), err)
+	}
+
+	cmd := exec.Command("bash", "liveview.sh", "replay", recording)
+	cmd.Env = l.env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }()
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	m := regexp.MustCompile(`^live view: (http://127\.0\.0\.1:\d+/) \(replaying \d+ events of step04-controller; Ctrl-C to stop\)\n$`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("replay said %q (%v); want its URL", line, err)
+	}
+	for _, path := range []string{"", "events"} {
+		resp, err := http.Get(m[1] + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || len(body) == 0 {
+			t.Errorf("GET /%s: %s, %d bytes", path, resp.Status, len(body))
+		}
+	}
+	// Ctrl-C 送給整個前景行程群組，跟終端機一樣。 / Ctrl-C goes to the whole foreground process group, as a terminal sends it.
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("replay after Ctrl-C: %v; want exit status 0", err)
+	}
+	if resp, err := http.Get(m[1]); err == nil {
+		resp.Body.Close()
+		t.Errorf("%s still answers after replay exited", m[1])
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
 )
 
 // 這些是沒有伺服器的單元測試：它們檢查的正是「沒有可用的伺服器」時的錯誤訊息。
@@ -136,5 +138,45 @@ func TestServerNeverAnswers(t *testing.T) {
 	wantContains(t, msg, "cannot reach the Kubernetes API server")
 	if took := time.Since(start); took > preflightTimeout+3*time.Second {
 		t.Errorf("gave up after %s; want about %s", took, preflightTimeout)
+	}
+}
+
+// --ui 與 --record 的錯誤在連線之前就出現，一行；非 loopback 的位址照樣提供頁面，但先警告一行。
+// --ui and --record fail before connecting, in one line; an address that is
+// not loopback still serves the page, after a one-line warning.
+func TestLiveFlags(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, c := range []struct {
+		ui     bool
+		addr   string
+		record string
+		want   string
+	}{
+		{true, "bogus", "", `--ui "bogus": want HOST:PORT`},
+		{true, busy.Addr().String(), "", "the live view cannot listen on " + busy.Addr().String()},
+		{false, "", filepath.Join(t.TempDir(), "missing", "x.jsonl"), "no such file or directory"},
+	} {
+		lv, err := StartLive(liveview.Pipeline{}, c.ui, c.addr, c.record, io.Discard, io.Discard)
+		if err == nil {
+			_ = lv.Close()
+			t.Errorf("StartLive(%v, %q, %q) succeeded; want an error", c.ui, c.addr, c.record)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, c.want) {
+			t.Errorf("StartLive(%v, %q, %q): %q; want one line containing %q", c.ui, c.addr, c.record, msg, c.want)
+		}
+	}
+	var warn strings.Builder
+	lv, err := StartLive(liveview.Pipeline{}, true, "0.0.0.0:0", "", io.Discard, &warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lv.Close()
+	if w := warn.String(); strings.Count(w, "\n") != 1 || !strings.HasPrefix(w, "warning: the live view listens on 0.0.0.0:0, not on loopback") {
+		t.Errorf("warning %q; want one line", w)
 	}
 }
