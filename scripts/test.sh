@@ -39,8 +39,11 @@ version_at_least() {
   return 0
 }
 
-# 1. 工具：Go 的版本要符合 go.mod；shellcheck 來自 Debian 套件，缺少時（以 root 身分）安裝。
-# 1. Tools: Go must match go.mod; shellcheck comes from Debian's packages and is installed (as root) when missing.
+# 1. 工具：Go 的版本要符合 go.mod；shellcheck 與 chromium（即時頁面的測試驅動的真瀏覽器）來自 Debian 套件，
+#    缺少時（以 root 身分）安裝。CHROMIUM 指向那個瀏覽器：有了它，頁面的測試找不到瀏覽器時會失敗，不會略過。
+# 1. Tools: Go must match go.mod; shellcheck and chromium (the real browser the live page's tests drive) come from
+#    Debian's packages and are installed (as root) when missing. CHROMIUM points at that browser: with it set, a page
+#    test that cannot start it fails instead of skipping.
 ensure_tools() {
   command -v go >/dev/null 2>&1 || die "go is not installed (see README.md for the version)"
   local want have
@@ -48,15 +51,21 @@ ensure_tools() {
   have="$(go env GOVERSION)"
   have="${have#go}"
   version_at_least "${have}" "${want}" || die "go.mod needs Go ${want} or newer; this is Go ${have}"
-  if ! command -v shellcheck >/dev/null 2>&1; then
+  local missing=()
+  command -v shellcheck >/dev/null 2>&1 || missing+=(shellcheck)
+  [[ -n "${CHROMIUM:-}" ]] || command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  if ((${#missing[@]} > 0)); then
     if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-      phase "installing shellcheck from Debian's packages"
+      phase "installing ${missing[*]} from Debian's packages"
       apt-get update -qq >/dev/null
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     else
-      die "shellcheck is missing: install it (for example: sudo apt-get install shellcheck) and run this again"
+      die "${missing[*]} missing: install (for example: sudo apt-get install ${missing[*]}) and run this again"
     fi
   fi
+  CHROMIUM="${CHROMIUM:-$(command -v chromium)}"
+  [[ -x "${CHROMIUM}" ]] || die "CHROMIUM=${CHROMIUM} is not an executable browser"
+  export CHROMIUM
 }
 
 # 2. 靜態檢查：gofmt、go vet、staticcheck、shellcheck、shfmt（版本都已釘選：go.mod 的 tool 指令，以及 Debian 套件）。
@@ -74,6 +83,10 @@ static_checks() {
   # The kind tests compile only under the kind build tag; the node image's two small programs are another module.
   go vet -tags kind ./scripts
   go tool staticcheck -tags kind ./scripts
+  # 文件截圖的程式只在 screenshots 這個 build tag 下編譯（scripts/ci/screenshots.sh）。
+  # The docs' screenshot program compiles only under the screenshots build tag (scripts/ci/screenshots.sh).
+  go vet -tags screenshots ./internal/liveview
+  go tool staticcheck -tags screenshots ./internal/liveview
   (cd scripts/ci/kind-node && go vet ./...)
   phase "shellcheck and shfmt"
   local shell_files=(scripts/*.sh scripts/ci/*.sh scripts/ci/kind-node/*.sh .ci/run scripts/ci/docker/runc-capbnd-wrapper
