@@ -122,6 +122,29 @@ func (h *Hub) subscribe(after uint64) ([]show.Event, chan show.Event) {
 	return past, ch
 }
 
+// cutOff 斷開每個訂閱者，就像它們都跟不上一樣（Hub 沒有關閉）。
+//
+// cutOff cuts every subscriber off, as if each had fallen behind (the Hub
+// stays open).
+func (h *Hub) cutOff() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.subs {
+		delete(h.subs, ch)
+		close(ch)
+	}
+}
+
+// ended 說 Hub 是否已經關閉：通道關閉的原因若不是這個，就是訂閱者跟不上被斷開了。
+//
+// ended reports whether the Hub is closed: a channel closed for any other
+// reason means the subscriber fell behind and was cut off.
+func (h *Hub) ended() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closed
+}
+
 func (h *Hub) unsubscribe(ch chan show.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -158,16 +181,22 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, err = fmt.Fprintf(w, "id: %d\ndata: %s\n\n", e.Seq, data)
 		return err
 	}
+	fmt.Fprint(w, "retry: 250\n\n")
 	for _, e := range past {
 		if send(e) != nil {
 			return
 		}
 	}
 	fmt.Fprint(w, "event: synced\ndata: {}\n\n")
-	// end 告訴頁面不會再有事件（步驟結束了，或這是重播），它就不再重新連線。
-	// end tells the page no more events will come (the step ended, or this is a replay), so it stops reconnecting.
+	// end 告訴頁面不會再有事件（步驟結束了，或這是重播），它就不再重新連線。被斷開的訂閱者（跟不上）
+	// 不送 end，只結束回應：瀏覽器在 retry 的 250 毫秒後帶著 Last-Event-ID 重新連上，從歷史補齊。
+	// end tells the page no more events will come (the step ended, or this is a replay), so it stops reconnecting. A
+	// subscriber cut off for falling behind gets no end, only the response ending: the browser reconnects after
+	// retry's 250 ms with Last-Event-ID and catches up from the history.
 	end := func() {
-		fmt.Fprint(w, "event: end\ndata: {}\n\n")
+		if h.ended() {
+			fmt.Fprint(w, "event: end\ndata: {}\n\n")
+		}
 		flusher.Flush()
 	}
 	flusher.Flush()

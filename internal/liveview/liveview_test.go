@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -155,6 +156,51 @@ func TestHubResumesAndNeverBlocks(t *testing.T) {
 	}
 	if n := len(hub.Events()); n > liveview.MaxHistory {
 		t.Errorf("the hub keeps %d events; want at most %d", n, liveview.MaxHistory)
+	}
+	// 被斷開的連線只是結束，沒有 end：end 會讓頁面不再重新連線，永遠停在落後的地方。
+	// The cut-off connection just ends, with no end event: end would stop the page from reconnecting, stuck behind for good.
+	cut, err := io.ReadAll(conn.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(cut), "event: end") || !strings.Contains(string(cut), "retry: ") {
+		t.Errorf("the cut-off stream should carry retry: and no end event; its tail: %q", cut[max(0, len(cut)-200):])
+	}
+}
+
+// 情境：頁面的連線被斷開（跟不上的連線就是這樣被處理的）：瀏覽器重新連上、帶著 Last-Event-ID 從歷史補齊，
+// 斷線前後的每一筆都在頁面上，沒有漏、沒有重複。
+//
+// The story: the page's connection is cut off (what happens to a connection
+// that falls behind): the browser reconnects, catches up from the history
+// with Last-Event-ID, and every event from before and after the cut is on the
+// page, none missing, none twice.
+func TestPageCatchesUpAfterFallingBehind(t *testing.T) {
+	hub := liveview.NewHub()
+	srv, err := liveview.Serve("", hub, testPipeline, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	b := browser.Start(t, 1280, 900)
+	b.Open(t, srv.URL)
+	b.Wait(t, "the page to connect", `document.body.dataset.synced === "true"`, `document.body.dataset.total`)
+	s := show.NewStream(io.Discard, hub)
+	const n = 2000
+	for i := range n / 2 {
+		show.Line(s, "handler", "OnUpdate", fmt.Sprintf("default/p%d", i%50), "")
+	}
+	b.Wait(t, "the first half on the page", `document.body.dataset.total === "`+strconv.Itoa(n/2)+`"`, `document.body.dataset.total`)
+	hub.CutOff()
+	for i := range n / 2 {
+		show.Line(s, "handler", "OnUpdate", fmt.Sprintf("default/p%d", i%50), "")
+	}
+	b.Wait(t, "every event on the page", `LV.app.frame === 0 && document.body.dataset.total === "`+strconv.Itoa(n)+`"`, `document.body.dataset.total`)
+	if got := browser.Eval[int](t, b, `new Set(LV.app.timeline.events.map(e => e.seq)).size`); got != n {
+		t.Errorf("the page holds %d distinct events; want %d", got, n)
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
 
