@@ -317,4 +317,6 @@ func TestCommandLine(t *testing.T) {
 	bin := testenv.Build(t)
 	testenv.Fails(t, bin, "step01-listwatcher: flag provided but not defined: -bogus (see -h)", "--bogus")
 	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
+	// --ui 與 --record：網址、頁面、Ctrl-C 之後埠關了，錄製檔跟印出的一樣。 / --ui and --record: the URL, the page, the port closed after Ctrl-C, the recording equal to the output.
+	testenv.InterruptLive(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
 }

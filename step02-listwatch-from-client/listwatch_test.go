@@ -225,4 +225,6 @@ func TestBadSelectors(t *testing.T) {
 func TestCtrlC(t *testing.T) {
 	c := testenv.Plain(t)
 	testenv.Interrupt(t, testenv.Build(t), "Replace carried", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
+	// --ui 與 --record：網址、頁面、Ctrl-C 之後埠關了，錄製檔跟印出的一樣。 / --ui and --record: the URL, the page, the port closed after Ctrl-C, the recording equal to the output.
+	testenv.InterruptLive(t, testenv.Build(t), "Replace carried", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
 }

@@ -290,6 +290,8 @@ func TestCommandLine(t *testing.T) {
 	testenv.Fails(t, bin, "step03-indexer-informer: flag provided but not defined: -bogus (see -h)", "--bogus")
 	testenv.Fails(t, bin, `--constructor must be options or indexer, not "shared"`, "--kubeconfig", "/nonexistent", "--constructor", "shared")
 	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
+	// --ui 與 --record：網址、頁面、Ctrl-C 之後埠關了，錄製檔跟印出的一樣。 / --ui and --record: the URL, the page, the port closed after Ctrl-C, the recording equal to the output.
+	testenv.InterruptLive(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
 }
 
 // 情境：API server 在步驟執行中停掉又回來。Reflector 自己退避重試、撐過去；

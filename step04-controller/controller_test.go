@@ -332,6 +332,8 @@ func TestCommandLine(t *testing.T) {
 	if !strings.Contains(out, "-- workers stopped") {
 		t.Errorf("no clean worker shutdown after Ctrl-C:\n%s", out)
 	}
+	// --ui 與 --record：網址、頁面、Ctrl-C 之後埠關了，錄製檔跟印出的一樣。 / --ui and --record: the URL, the page, the port closed after Ctrl-C, the recording equal to the output.
+	testenv.InterruptLive(t, bin, "informer synced", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
 }
 
 // 情境：三個 worker，每次同步假裝要花 200ms（--sync-time），兩個 Pod 上快速做 20 次標籤變化

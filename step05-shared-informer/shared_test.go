@@ -348,6 +348,8 @@ func TestCommandLine(t *testing.T) {
 	c := testenv.Plain(t)
 	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
 	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t), "--controller")
+	// --ui 與 --record：網址、頁面、Ctrl-C 之後埠關了，錄製檔跟印出的一樣。 / --ui and --record: the URL, the page, the port closed after Ctrl-C, the recording equal to the output.
+	testenv.InterruptLive(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
 }
 
 // factoryLister 用這一步的 newFactory 建立另一個工廠，等它同步，回傳它的 Pod lister。

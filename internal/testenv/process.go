@@ -1,13 +1,18 @@
 package testenv
 
 import (
+	"bytes"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
 )
 
 var (
@@ -83,6 +88,77 @@ func Interrupt(t testing.TB, bin, ready string, args ...string) string {
 		t.Fatalf("still running 10s after Ctrl-C\n%s", out.String())
 	}
 	return out.String()
+}
+
+// InterruptLive 像學習者那樣以 --ui 與 --record 執行步驟：等 ready 與 stderr 上那一行
+// "live view: http://127.0.0.1:PORT/"，確認頁面與事件串流都回應，按 Ctrl-C，確認結束碼 0、
+// 埠關了，而且錄製檔裡印出來的行跟 stdout 一模一樣。
+//
+// InterruptLive runs the step as a learner does with --ui and --record: it
+// waits for ready and for the stderr line "live view: http://127.0.0.1:PORT/",
+// checks that the page and the event stream answer, presses Ctrl-C, and
+// checks exit status 0, the port closed, and the recording's printed lines
+// equal to stdout.
+func InterruptLive(t testing.TB, bin, ready string, args ...string) {
+	t.Helper()
+	record := filepath.Join(t.TempDir(), "run.jsonl")
+	stdout, stderr := &Output{}, &Output{}
+	cmd := exec.Command(bin, append([]string{"--ui", "--record", record}, args...)...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	stdout.Wait(t, 1, ready)
+	stderr.Wait(t, 1, "live view: ")
+	m := regexp.MustCompile(`(?m)^live view: (http://127\.0\.0\.1:\d+/)$`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("stderr %q; want one line live view: http://127.0.0.1:PORT/", stderr.String())
+	}
+	for _, path := range []string{"", "pipeline.json", "metrics"} {
+		resp, err := http.Get(m[1] + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s%s: %s", m[1], path, resp.Status)
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("after Ctrl-C: %v; want exit 0\n%s%s", err, stdout.String(), stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("still running 10s after Ctrl-C\n%s%s", stdout.String(), stderr.String())
+	}
+	if resp, err := http.Get(m[1]); err == nil {
+		_ = resp.Body.Close()
+		t.Errorf("%s still answers after the step exited", m[1])
+	}
+	raw, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := liveview.ReadRecording(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("--record wrote %s: %v", record, err)
+	}
+	var lines strings.Builder
+	for _, e := range rec.Events {
+		if !e.Quiet {
+			lines.WriteString(e.Text() + "\n")
+		}
+	}
+	if lines.String() != stdout.String() {
+		t.Errorf("the recording's lines differ from what the step printed\n--- recording\n%s--- stdout\n%s", lines.String(), stdout.String())
+	}
 }
 
 // Fails 執行執行檔，確認它以非零結束碼結束、stderr 恰好一行，而且包含 want。
