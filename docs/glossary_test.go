@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -155,6 +156,18 @@ func zhLines(file string) ([]zhLine, error) {
 				}
 			}
 		}
+		// 字串裡的中文也是給讀者看的：即時頁面的階段名稱與標題（liveview.Text 的 Zh）。測試檔的字串是測試資料，不算。
+		// Chinese in string literals is for readers too: the live page's stage names and titles (liveview.Text's Zh).
+		// A test file's strings are test data and do not count.
+		ast.Inspect(f, func(n ast.Node) bool {
+			if strings.HasSuffix(file, "_test.go") {
+				return false
+			}
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && hanChar.MatchString(lit.Value) {
+				out = append(out, zhLine{fset.Position(lit.Pos()).Line, lit.Value})
+			}
+			return true
+		})
 	default:
 		sc := bufio.NewScanner(bytes.NewReader(src))
 		for n := 1; sc.Scan(); n++ {
@@ -351,12 +364,12 @@ func zhMarkdown(t *testing.T, withGlossary bool) []string {
 }
 
 // zhFiles 是所有要照詞彙表檢查的檔案：zhMarkdown（詞彙表除外）、step*/、internal/、scripts/
-// 與 docs/ 底下的 Go 檔與 .sh 檔，以及 scripts/ 與 .ci/ 底下沒有副檔名、但以 shebang 開頭的 shell 腳本。
+// 與 docs/ 底下的 Go 檔與 .sh 檔、即時頁面的檔案，以及 scripts/ 與 .ci/ 底下沒有副檔名、但以 shebang 開頭的 shell 腳本。
 //
 // zhFiles are all the files held to the glossary: zhMarkdown (the glossary
 // aside), the Go and .sh files under step*/, internal/, scripts/ and docs/,
-// and the shell scripts without an extension under scripts/ and .ci/,
-// recognised by their shebang.
+// the live page's files, and the shell scripts without an extension under
+// scripts/ and .ci/, recognised by their shebang.
 func zhFiles(t *testing.T) []string {
 	t.Helper()
 	files := zhMarkdown(t, false)
@@ -371,6 +384,9 @@ func zhFiles(t *testing.T) []string {
 			rel = filepath.ToSlash(rel)
 			switch {
 			case strings.HasSuffix(path, ".go"), strings.HasSuffix(path, ".sh"):
+				files = append(files, path)
+			case strings.HasPrefix(rel, "internal/liveview/page/"):
+				// 即時頁面的文字（i18n.js 的中文）與註解。 / The live page's strings (i18n.js's zh-TW) and comments.
 				files = append(files, path)
 			case filepath.Ext(path) == "" && (strings.HasPrefix(rel, "scripts/") || strings.HasPrefix(rel, ".ci/")) && shellScript(path):
 				files = append(files, path)
@@ -406,16 +422,16 @@ func TestGlossaryAvoided(t *testing.T) {
 	checkGlossary(t, avoid, zhFiles(t))
 }
 
-// 情境：這個檢查會抓到它要抓的東西：在暫存的中文頁面、Go 檔、雙語 README 的中文那一半，
-// 以及沒有副檔名的 shell 腳本裡各種下一個要避免的詞，四處都被回報並寫明行號；同一頁裡正確的用詞
+// 情境：這個檢查會抓到它要抓的東西：在暫存的中文頁面、Go 檔（註解與字串）、雙語 README 的中文那一半，
+// 以及沒有副檔名的 shell 腳本裡各種下一個要避免的詞，五處都被回報並寫明行號；同一頁裡正確的用詞
 // （包括「文件」這類容易誤判的詞）、雙語 README 英文那一半引用的同一個詞，都不被回報。
 //
 // The scenario: the check catches what it is for: an avoided word planted in
-// a temporary zh-TW page, in a Go comment, in the zh-TW half of a bilingual
-// README and in a shell script without an extension is reported four times,
-// with its line; the correct wording beside them (including a false friend
-// such as 文件), and the same word quoted in the README's English half, are
-// not.
+// a temporary zh-TW page, in a Go comment and a Go string, in the zh-TW half
+// of a bilingual README and in a shell script without an extension is
+// reported five times, with its line; the correct wording beside them
+// (including a false friend such as 文件), and the same word quoted in the
+// README's English half, are not.
 func TestGlossaryCatchesPlantedDefects(t *testing.T) {
 	avoid, err := avoidList(glossaryFile)
 	if err != nil {
@@ -429,7 +445,7 @@ func TestGlossaryCatchesPlantedDefects(t *testing.T) {
 	notShell := filepath.Join(dir, "notes")
 	files := map[string]string{
 		page:     "# 標題\n\nReflector（負責 List 與 watch 的元件）先 List 再 watch；詳見文件。\n\n這時反射器會重新 List。\n",
-		code:     "package x\n\n// f 回傳 Pod 的 key。\n//\n// f returns the pod's key.\nfunc f() {}\n\n// g 先列出所有 Pod，再開始 watch。\n//\n// g lists every pod, then watches.\nfunc g() {}\n\n// 把黃金檔放在 testdata。 / The golden file lives in testdata.\nvar h = 1\n",
+		code:     "package x\n\n// f 回傳 Pod 的 key。\n//\n// f returns the pod's key.\nfunc f() {}\n\n// g 先列出所有 Pod，再開始 watch。\n//\n// g lists every pod, then watches.\nfunc g() {}\n\n// 把黃金檔放在 testdata。 / The golden file lives in testdata.\nvar h = 1\n\nvar label = \"從快取回應\"\nvar caption = \"反射器\"\n",
 		readme:   "# A title / 標題\n\n## 繁體中文\n\n這裡誤用了監看。\n\n## English\n\nThe word 監看 is quoted here on purpose.\n",
 		wrapper:  "#!/usr/bin/env bash\n# 先停掉反射器。 / Stop the Reflector first.\nexec true\n",
 		notShell: "#!/usr/bin/env python3\n# 反射器\n",
@@ -447,6 +463,7 @@ func TestGlossaryCatchesPlantedDefects(t *testing.T) {
 	wantReported(t, rec.String(),
 		page+":5: 「反射器」",
 		code+":13: 「黃金檔」",
+		code+":17: 「反射器」",
 		readme+":5: 「監看」",
 		wrapper+":2: 「反射器」")
 }

@@ -52,7 +52,7 @@ var stageLabels = map[string]struct{ label, caption Text }{
 	},
 	"lister": {
 		Text{"Lister", "Lister"},
-		Text{"listers/core/v1.PodLister: reads answered from the cache, no request", "listers/core/v1.PodLister：從快取回答的讀取，不發請求"},
+		Text{"listers/core/v1.PodLister: reads answered from the cache, no request", "listers/core/v1.PodLister：從快取回應的讀取，不發請求"},
 	},
 	"workqueue": {
 		Text{"workqueue", "workqueue"},
