@@ -250,13 +250,17 @@ var (
 )
 
 // normalize 做的正是 golden file 做的事（internal/golden 的同幾個函式）：resourceVersion 換成 N、
-// 拿掉 bookmark 的行、連不上時每秒重複的那一行只留一行。
+// 拿掉 bookmark 的行、連不上時每秒重複的那一行只留一行。API server 正在停下時，步驟立刻重開的 watch
+// 有時還會被它接受、再關一次：連續兩行 "watch closed" 也只留一行（step 01 的 README 有說）。
 //
 // normalize does what the golden files do, with internal/golden's own
 // functions: resource versions become N, bookmark lines go, and the
-// once-a-second "unreachable" line is kept once.
+// once-a-second "unreachable" line is kept once. An API server that is
+// stopping sometimes still accepts the watch the step reopens at once, and
+// closes it again: two "watch closed" lines in a row are kept once too (step
+// 01's README says so).
 func normalize(s string) []string {
-	s = golden.CollapseRepeats(golden.DropBookmarks(golden.StripVersions(s)), "-- API server unreachable")
+	s = golden.CollapseRepeats(golden.DropBookmarks(golden.StripVersions(s)), "-- API server unreachable", "-- watch closed at ")
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 

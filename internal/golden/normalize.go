@@ -2,6 +2,7 @@ package golden
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -36,18 +37,18 @@ func DropBookmarks(s string) string {
 	return bookmarkRE.ReplaceAllString(s, "")
 }
 
-// CollapseRepeats 把連續重複的行只留一行；給了 prefix 時，只處理以它開頭的行。一段時間裡重複的那一行
+// CollapseRepeats 把連續重複的行只留一行；給了 prefixes 時，只處理以其中之一開頭的行。一段時間裡重複的那一行
 // （每秒一次的重試），或同一個狀態連續同步兩次，在比對時只算一次。
 //
 // CollapseRepeats keeps one of each run of identical consecutive lines; with
-// a prefix, only of lines that start with it. A line repeated over a span of
-// time (a retry each second) or the same state synced twice in a row counts
-// once in a comparison.
-func CollapseRepeats(s string, prefix ...string) string {
+// prefixes, only of lines that start with one of them. A line repeated over a
+// span of time (a retry each second) or the same state synced twice in a row
+// counts once in a comparison.
+func CollapseRepeats(s string, prefixes ...string) string {
 	var b strings.Builder
 	prev := ""
 	for _, line := range strings.SplitAfter(s, "\n") {
-		if line == prev && (len(prefix) == 0 || strings.HasPrefix(line, prefix[0])) {
+		if line == prev && (len(prefixes) == 0 || slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(line, p) })) {
 			continue
 		}
 		b.WriteString(line)
