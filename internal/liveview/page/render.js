@@ -54,6 +54,7 @@ LV.Renderer = class {
       this.boxes[s.id] = box;
     });
     this.tokens = {};
+    this.emptyRow = null;
     for (const id of ["cache", "index", "listeners", "workqueue"]) {
       this.root.querySelector("#panel-" + id).hidden = !(p.panels || []).includes(id);
     }
@@ -136,18 +137,29 @@ LV.Renderer = class {
   }
 
   renderPanels(state) {
-    const rows = Object.keys(state.cache).sort().map((key) => {
-      const d = state.cache[key];
-      return LV.el("tr", { "data-key": key, class: key === this.selected ? "selected" : "" }, null, [
-        LV.el("td", {}, key),
-        LV.el("td", {}, d.phase),
-        LV.el("td", {}, d.node),
-        LV.el("td", {}, d.labels),
-        LV.el("td", {}, d.deleting ? "(deleting)" : ""),
-      ]);
-    });
+    // 每個 key 一列，重畫時只改變了的格子：一千個 Pod 的爆量裡，每一格畫面不必重建整張表。
+    // One row per key, and a redraw only touches the cells that changed: in a burst over a thousand pods no frame
+    // rebuilds the whole table.
+    this.cacheRows = this.cacheRows || new Map();
+    const rows = Object.keys(state.cache)
+      .sort()
+      .map((key) => {
+        const d = state.cache[key];
+        const cells = [key, d.phase, d.node, d.labels, d.deleting ? "(deleting)" : ""];
+        let tr = this.cacheRows.get(key);
+        if (!tr) {
+          tr = LV.el("tr", { "data-key": key }, null, cells.map(() => LV.el("td", {})));
+          this.cacheRows.set(key, tr);
+        }
+        cells.forEach((text, i) => {
+          if (tr.cells[i].textContent !== text) tr.cells[i].textContent = text;
+        });
+        tr.classList.toggle("selected", key === this.selected);
+        return tr;
+      });
+    for (const key of this.cacheRows.keys()) if (!(key in state.cache)) this.cacheRows.delete(key);
     const cache = this.root.querySelector("#cache-rows");
-    cache.replaceChildren(...(rows.length ? rows : [LV.el("tr", {}, null, [LV.el("td", { colspan: 5 }, LV.t("empty"))])]));
+    LV.reconcile(cache, rows.length ? rows : [(this.emptyRow = this.emptyRow || LV.el("tr", {}, null, [LV.el("td", { colspan: 5 }, LV.t("empty"))]))]);
     cache.dataset.size = rows.length;
 
     const index = this.root.querySelector("#index-rows");
@@ -202,15 +214,37 @@ LV.Renderer = class {
       out.push(e);
     }
     out.reverse();
-    list.replaceChildren(
-      ...out.map((e) =>
+    // 一筆事件的那一列只建一次；往前播放時，只加上新的、拿掉捲出去的。
+    // An event's row is built once; playing forward only adds the new rows and drops those scrolled out.
+    const before = this.logRows || new Map();
+    this.logRows = new Map();
+    const rows = out.map((e) => {
+      const li =
+        before.get(e.seq) ||
         LV.el("li", { "data-seq": e.seq, "data-source": e.source || "", "data-key": e.key || "", class: e.note ? "note" : e.quiet ? "quiet" : "" }, null, [
           LV.el("span", { class: "seq" }, e.seq),
           LV.el("span", { class: "line" }, LV.text(e)),
-        ]),
-      ),
-    );
+        ]);
+      this.logRows.set(e.seq, li);
+      return li;
+    });
+    LV.reconcile(list, rows);
     list.scrollTop = list.scrollHeight;
+  }
+};
+
+// LV.reconcile 讓 parent 的子元素正好是 nodes（同樣的順序），只搬動需要搬的：留下來的元素不動，
+// 不要的移除，新的插在該在的位置。nodes 裡已經在 parent 裡的元素，相對順序必須不變。
+// LV.reconcile makes parent's children exactly nodes (in that order), moving only what it must: the nodes that stay
+// are not touched, the unwanted go, the new ones are inserted where they belong. The nodes already in parent must
+// keep their relative order.
+LV.reconcile = function (parent, nodes) {
+  const wanted = new Set(nodes);
+  for (const child of [...parent.children]) if (!wanted.has(child)) child.remove();
+  let next = parent.firstElementChild;
+  for (const node of nodes) {
+    if (node === next) next = next.nextElementSibling;
+    else parent.insertBefore(node, next);
   }
 };
 
