@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
@@ -514,4 +515,45 @@ func splitAtShutdown(t *testing.T, got string) (before, after string) {
 		t.Fatalf("no shutdown note:\n%s", got)
 	}
 	return before, after
+}
+
+// 情境：一千個 Pod，然後 scene.sh burst 200（兩百次標籤變化，再把標籤拿掉）。頁面一直跟得上：它收到的行
+// 就是步驟印出的每一行，快取面板有一千個 Pod，而且瀏覽器把許多事件併成一次重畫（重畫的次數遠少於事件數）。
+//
+// The story: a thousand pods, then scene.sh burst 200 (two hundred label
+// changes, then the label removed). The page keeps up throughout: the lines
+// it received are every line the step printed, the cache panel holds a
+// thousand pods, and the browser folds many events into one redraw (far
+// fewer redraws than events).
+func TestPageThroughAThousandPods(t *testing.T) {
+	c := testenv.Plain(t)
+	ns := c.Namespace(t)
+	names := testenv.ManyPods(t, c, ns, 1000)
+	opts := options{workers: 3, maxRetries: 5, baseDelay: 5 * time.Millisecond, fifo: "atomic", name: testenv.InformerName(t)}
+	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(), "", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+		return run(ctx, cs, ns, opts, out)
+	})
+	out.Wait(t, 1000, "sync      "+ns+"/pod-")
+	b := testenv.Page(t, lv.URL(), out.String())
+
+	fast := c.Config()
+	fast.QPS, fast.Burst = 100, 200
+	changed, err := scene.Burst(t.Context(), kubernetes.NewForConfigOrDie(fast), ns, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changed) != 200 {
+		t.Fatalf("burst changed %d pods; want 200", len(changed))
+	}
+	// 每個被改過的 Pod：最後一次同步看到的是拿掉 burst 標籤之後的樣子。
+	// Every changed pod: its last sync sees it with the burst label removed.
+	testenv.Poll(t, "every changed pod's last sync to show no burst label", func() bool { return settled(out.String(), ns, changed) })
+	testenv.SamePage(t, b, out.String)
+	if got := testenv.DOM(t, b, "#cache-rows", "data-size"); got != strconv.Itoa(len(names)) {
+		t.Errorf("the cache panel shows %s pods; want %d", got, len(names))
+	}
+	events := browser.Eval[int](t, b, "LV.app.timeline.events.length")
+	if draws := browser.Eval[int](t, b, "LV.app.draws"); draws*4 > events {
+		t.Errorf("%d redraws for %d events; a burst should fold many events into each redraw", draws, events)
+	}
 }

@@ -2,8 +2,10 @@ package testenv
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
+	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
@@ -102,4 +104,32 @@ func (c *Cluster) OneChangeAtATime(t testing.TB, ns string, waitAfter func(chang
 		t.Fatal(err)
 	}
 	waitAfter("labelled")
+}
+
+// ManyPods 用幾個並行的請求建立 n 個 Pod（pod-0000…），名字依序回傳；用在測頁面與步驟扛不扛得住的測試。
+//
+// ManyPods creates n pods (pod-0000…) with a few requests in parallel and
+// returns their names in order; for tests of whether the page and the step
+// hold up.
+func ManyPods(t testing.TB, c *Cluster, ns string, n int) []string {
+	t.Helper()
+	cfg := c.Config()
+	cfg.QPS, cfg.Burst = 1000, 1000
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("pod-%04d", i)
+	}
+	g, ctx := errgroup.WithContext(t.Context())
+	g.SetLimit(8)
+	for _, name := range names {
+		g.Go(func() error {
+			_, err := scene.Create(ctx, cs, ns, name, map[string]string{"app": "many"})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return names
 }

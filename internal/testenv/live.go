@@ -135,7 +135,7 @@ func CheckPage(t *testing.T, b *browser.Browser, printed func() string, name str
 // printed, and that the console has no error. The step may still be
 // printing (a bookmark, say), so it waits until both sides agree and the
 // page has drawn the last line.
-func SamePage(t *testing.T, b *browser.Browser, printed func() string) {
+func SamePage(t testing.TB, b *browser.Browser, printed func() string) {
 	t.Helper()
 	var got, want string
 	same := func() bool {
