@@ -69,6 +69,12 @@ func NewStream(text io.Writer, sinks ...Sink) *Stream {
 	return &Stream{start: time.Now(), text: text, sinks: sinks}
 }
 
+// Start 是串流開始的時刻：每筆事件的 T 都從這裡算起（毫秒）。
+//
+// Start is when the stream began: every event's T counts from here (in
+// milliseconds).
+func (s *Stream) Start() time.Time { return s.start }
+
 // Write 把原始的位元組寫到文字輸出，跟事件行在同一把鎖下，順序不會交錯。
 //
 // Write passes raw bytes to the text output, under the same lock as the

@@ -16,6 +16,7 @@ LV.App = class {
     this.connected = false;
     this.ended = false;
     this.frame = 0;
+    this.draws = 0;
     this.keys = new Set();
   }
 
@@ -114,6 +115,10 @@ LV.App = class {
     document.body.dataset.total = events.length;
     if (this.timeline.droppedBefore) this.banner(LV.t("dropped") + " " + this.timeline.droppedBefore);
     this.updateStatus();
+    // draws 數重畫的次數；onDrawn 讓基準測試知道每筆事件何時畫上頁面。
+    // draws counts the redraws; onDrawn tells the benchmark when each event reached the page.
+    this.draws++;
+    if (LV.onDrawn) LV.onDrawn(events);
   }
 
   seek(n) {
