@@ -15,21 +15,32 @@ import (
 )
 
 // shots 是文件裡的截圖：哪一份錄製檔、停在哪一刻（at 是一段 JavaScript，收到事件陣列，回傳游標的位置；
-// 空字串表示最後），選取哪個 key（畫出它走過的路），用哪個語言。
+// 空字串表示最後），選取哪個 key（畫出它走過的路）；每一張都有英文與中文兩個版本。
 //
 // shots are the docs' screenshots: which recording, stopped at which moment
 // (at is JavaScript given the events array and returning the cursor; empty
-// for the end), which key is selected (its path drawn), in which language.
-var shots = []struct {
-	recording, image, lang, at, key string
-}{
-	{"step01-listwatcher/testdata/demo.recording.jsonl", "step01", "en", "", ""},
-	{"step02-listwatch-from-client/testdata/demo.recording.jsonl", "step02", "en", "", ""},
-	{"step03-indexer-informer/testdata/demo.recording.jsonl", "step03", "en", `ev => ev.findIndex(e => e.what === "OnUpdate" && /tier=web/.test(e.detail)) + 2`, "default/demo"},
-	{"step04-controller/testdata/demo.recording.jsonl", "step04", "en", `ev => ev.findIndex(e => /retry 3\/5/.test(e.detail || "")) + 1`, "default/demo"},
-	{"step05-shared-informer/testdata/slow.recording.jsonl", "step05", "en", `ev => ev.findIndex(e => e.source === "slow" && e.key.endsWith("/demo")) + 1`, ""},
-	{"step04-controller/testdata/demo.recording.jsonl", "step04.zh-TW", "zh", `ev => ev.findIndex(e => /retry 3\/5/.test(e.detail || "")) + 1`, "default/demo"},
-}
+// for the end), which key is selected (its path drawn); each in English and
+// in zh-TW.
+var shots = func() []struct{ recording, image, lang, at, key string } {
+	moments := []struct{ recording, image, at, key string }{
+		{"step01-listwatcher/testdata/demo.recording.jsonl", "step01", "", ""},
+		{"step02-listwatch-from-client/testdata/demo.recording.jsonl", "step02", "", ""},
+		{"step03-indexer-informer/testdata/demo.recording.jsonl", "step03", `ev => ev.findIndex(e => e.what === "OnUpdate" && /tier=web/.test(e.detail)) + 2`, "default/demo"},
+		{"step04-controller/testdata/demo.recording.jsonl", "step04", `ev => ev.findIndex(e => /retry 3\/5/.test(e.detail || "")) + 1`, "default/demo"},
+		{"step05-shared-informer/testdata/slow.recording.jsonl", "step05", `ev => ev.findIndex(e => e.source === "slow" && e.key.endsWith("/demo")) + 1`, ""},
+	}
+	var out []struct{ recording, image, lang, at, key string }
+	for _, lang := range []string{"en", "zh"} {
+		for _, m := range moments {
+			image := m.image
+			if lang == "zh" {
+				image += ".zh-TW"
+			}
+			out = append(out, struct{ recording, image, lang, at, key string }{m.recording, image, lang, m.at, m.key})
+		}
+	}
+	return out
+}()
 
 // TestScreenshots 重播每一份錄製檔，停在指定的那一刻，把整頁存成 docs/images/live-<image>.png。
 // scripts/ci/screenshots.sh 執行它（go test -tags screenshots）；平常的 go test ./... 不編譯這個檔。
