@@ -125,7 +125,23 @@ func PageSummary(t testing.TB, b *browser.Browser) string {
 func CheckPage(t *testing.T, b *browser.Browser, printed func() string, name string) {
 	t.Helper()
 	SamePage(t, b, printed)
-	golden.Check(t, name+".final", PageSummary(t, b))
+	summary := PageSummary(t, b)
+	golden.Check(t, name+".final", summary)
+	// 畫出來的快取表格（DOM）必須就是狀態裡的快取：畫錯了，光比對狀態看不出來。
+	// The cache table as drawn (the DOM) must be the state's cache: comparing the state alone would miss a wrong drawing.
+	var want []string
+	for _, line := range strings.Split(summary, "\n") {
+		if rest, ok := strings.CutPrefix(line, "cache "); ok {
+			want = append(want, rest)
+		}
+	}
+	drawn := browser.Eval[[]string](t, b, `[...document.querySelectorAll("#cache-rows tr[data-key]")].map(tr => {
+		const c = [...tr.cells].map(td => td.textContent);
+		return c[0] + " phase=" + c[1] + " node=" + c[2] + " labels=" + c[3] + (c[4] ? " " + c[4] : "");
+	})`)
+	if strings.Join(drawn, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the cache table drawn on the page differs from the page's state\n--- drawn\n%s\n--- state\n%s", strings.Join(drawn, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 // SamePage 確認頁面收到的就是步驟印出的那幾行，而且主控台沒有錯誤。步驟可能還在印（例如 bookmark），
