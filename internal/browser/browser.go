@@ -184,6 +184,17 @@ func (b *Browser) Type(t testing.TB, selector, text string) {
 	}
 }
 
+// Upload 把一個檔案放進第一個符合 CSS 選擇器的檔案輸入框，就像使用者選了它。
+//
+// Upload puts a file into the first file input matching a CSS selector, as
+// if the user had picked it.
+func (b *Browser) Upload(t testing.TB, selector, path string) {
+	t.Helper()
+	if err := chromedp.Do(b.ctx, chromedp.SetUploadFiles(chromedp.CSS(selector), []string{path})); err != nil {
+		t.Fatalf("choosing %s in %s: %v", path, selector, err)
+	}
+}
+
 // Screenshot 截下整頁，存成 PNG。
 //
 // Screenshot captures the whole page as a PNG file.

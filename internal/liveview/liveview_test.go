@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp/kb"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
@@ -433,4 +434,123 @@ func dropTrace(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// 情境：學習者用鍵盤操作即時頁面，焦點在滑桿上也一樣：← 退一筆（只退一筆）、End 回到最新並跟著即時、
+// p 切換簡報模式、l 切換語言。接著用「開啟錄製檔」載入另一份錄製檔：頁面換成那份檔案，步驟之後的事件
+// 不再進來，按鍵也仍然只作用一次。
+//
+// The story: a learner drives the live page from the keyboard, with the
+// focus on the slider too: ← goes back one event (exactly one), End returns
+// to the latest and follows live, p toggles presenter mode, l the language.
+// Then "Open a recording" loads another recording: the page becomes that
+// file, the step's later events no longer come in, and a key still acts
+// once.
+func TestPageKeysAndOpeningAFile(t *testing.T) {
+	live := filepath.Join("..", "..", "step04-controller", "testdata", "demo.recording.jsonl")
+	other := filepath.Join("..", "..", "step01-listwatcher", "testdata", "demo.recording.jsonl")
+	raw, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := liveview.ReadRecording(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := liveview.NewHub()
+	hub.Load(rec.Events)
+	nothing := func(context.Context, []string) (string, error) { return "", nil }
+	srv, err := liveview.Serve("", hub, rec.Header.Pipeline, nothing, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	b := browser.Start(t, 1280, 900)
+	b.Open(t, srv.URL)
+	total := strconv.Itoa(len(rec.Events))
+	b.Wait(t, "the page to hold the history", `document.body.dataset.synced === "true" && document.body.dataset.total === "`+total+`"`, `document.body.dataset.total`)
+
+	cursor := func() int { return browser.Eval[int](t, b, `Number(document.body.dataset.cursor)`) }
+	b.Click(t, "#slider")
+	at := cursor()
+	b.Key(t, kb.ArrowLeft)
+	b.Wait(t, "← to go back one event", `LV.app.frame === 0 && Number(document.body.dataset.cursor) === `+strconv.Itoa(at-1), `document.body.dataset.cursor`)
+	b.Key(t, kb.End)
+	b.Wait(t, "End to follow live", `LV.app.following && document.body.dataset.cursor === document.body.dataset.total`, `document.body.dataset.cursor`)
+	b.Key(t, "p")
+	b.Wait(t, "p to turn presenter mode on", `document.body.classList.contains("presenter")`, `document.body.className`)
+	b.Key(t, "l")
+	b.Wait(t, "l to switch to zh-TW", `document.documentElement.lang === "zh-TW"`, `document.documentElement.lang`)
+	b.Key(t, "l")
+	b.Wait(t, "l to switch back", `document.documentElement.lang === "en"`, `document.documentElement.lang`)
+
+	path, err := filepath.Abs(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Upload(t, "#open", path)
+	want, err := liveview.ReadRecording(bytes.NewReader(must(os.ReadFile(other))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := strconv.Itoa(len(want.Events))
+	b.Wait(t, "the page to hold the opened file", `LV.app.timeline.pipeline.step === "step01-listwatcher" && document.body.dataset.total === "`+n+`"`, `document.body.dataset.total`)
+	// 步驟之後印出的事件不再進來。 / Events the step prints afterwards no longer come in.
+	show.Line(show.NewStream(io.Discard, hub), "queue", "Update", "default/late", "")
+	b.Key(t, kb.End)
+	b.Key(t, kb.ArrowLeft)
+	b.Wait(t, "← to go back exactly one event", `LV.app.frame === 0 && Number(document.body.dataset.cursor) === `+strconv.Itoa(len(want.Events)-1), `document.body.dataset.cursor`)
+	if got := browser.Eval[int](t, b, `LV.app.timeline.events.length`); got != len(want.Events) {
+		t.Errorf("the page holds %d events after opening a file of %d: the live stream is still coming in", got, len(want.Events))
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// 情境：步驟 02 的 Store 收到一次 Replace，清單裡有 a；之後又一次 Replace，清單是空的（沒有任何一行，只有說明）。
+// 頁面的快取跟 Store 一樣：先有 a，然後什麼都沒有。
+//
+// The story: step 02's Store gets a Replace listing a, then another Replace
+// with an empty list (no line at all, only the note). The page's cache does
+// as the Store does: a, then nothing.
+func TestEmptyReplaceEmptiesTheCache(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "step02-listwatch-from-client", "testdata", "demo.recording.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := liveview.ReadRecording(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := liveview.NewHub()
+	hub.Close()
+	srv, err := liveview.Serve("", hub, rec.Header.Pipeline, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	b := browser.Start(t, 1280, 900)
+	b.Open(t, srv.URL)
+	b.Wait(t, "the page to load", `document.body.dataset.synced === "true"`, `document.body.dataset.total`)
+	got := browser.Eval[string](t, b, `(() => {
+		const s = new LV.State(LV.app.timeline.pipeline);
+		const caches = [];
+		s.apply({ seq: 1, t: 0, source: "store", what: "Replace", key: "default/a", detail: "phase=Running labels=app=demo" });
+		s.apply({ seq: 2, t: 0, note: true, detail: "Replace carried resourceVersion=5; watching from there" });
+		caches.push(Object.keys(s.cache).join(","));
+		s.apply({ seq: 3, t: 0, note: true, detail: "Replace carried resourceVersion=9; watching from there" });
+		caches.push(Object.keys(s.cache).join(","));
+		return caches.join(" | ");
+	})()`)
+	if got != "default/a | " {
+		t.Errorf("the cache after a Replace of a, then an empty Replace: %q; want %q", got, "default/a | ")
+	}
 }

@@ -40,7 +40,10 @@ LV.App = class {
     this.timeline = new LV.Timeline(pipeline);
     this.renderer = new LV.Renderer(document.body, pipeline);
     this.renderer.onSelect = (key) => this.select(key === this.renderer.selected ? "" : key);
-    this.controls = new LV.Controls(this);
+    // 按鈕與鍵盤只接一次：開啟另一個錄製檔時再接一次，每個按鍵就會做兩次。
+    // The buttons and keys are wired once: wiring them again for another recording would make every key act twice.
+    if (this.controls) this.controls.labels();
+    else this.controls = new LV.Controls(this);
     this.fillFilters();
     this.draw();
   }
@@ -61,7 +64,7 @@ LV.App = class {
   }
 
   connect() {
-    const es = new EventSource("events");
+    const es = (this.es = new EventSource("events"));
     es.onmessage = (msg) => this.receive(JSON.parse(msg.data));
     es.addEventListener("synced", () => {
       this.connected = true;
@@ -216,6 +219,12 @@ LV.App = class {
       if (!rec.header) {
         this.banner(LV.t("readError") + ": " + rec.error);
         return;
+      }
+      // 開啟的檔案取代即時的串流：不再接收步驟的事件。 / The opened file replaces the live stream: no more of the step's events.
+      if (this.es) {
+        this.es.close();
+        this.es = null;
+        this.connected = false;
       }
       this.mode = "export";
       this.pause();

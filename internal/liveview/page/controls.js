@@ -27,7 +27,10 @@ LV.Controls = class {
       b.addEventListener("click", () => this.scene(b.dataset.args));
     }
     document.addEventListener("keydown", (ev) => {
-      if (ev.target.matches("input, select, textarea")) return;
+      // 在文字欄位與選單裡，按鍵屬於它們；滑桿與按鈕上，按鍵照樣是頁面的（preventDefault 讓它們不再自己動一次）。
+      // In a text field or a menu the keys are theirs; on the slider and the buttons they are still the page's
+      // (preventDefault keeps them from acting a second time on their own).
+      if (ev.target.matches('input:not([type="range"]):not([type="file"]), select, textarea')) return;
       const keys = {
         " ": () => app.togglePlay(),
         ArrowLeft: () => app.seek(app.cursor - 1),

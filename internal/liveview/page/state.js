@@ -91,8 +91,10 @@ LV.State = class {
         for (const [, app, keys] of m[1].matchAll(/(\S+)=\[([^\]]*)\]/g)) this.index[app] = keys.split(" ").filter(Boolean);
       }
     }
-    if (/^Replace carried resourceVersion=/.test(text) && this.replacing) {
-      for (const k of Object.keys(this.cache)) if (!this.replacing.has(k)) delete this.cache[k];
+    if (/^Replace carried resourceVersion=/.test(text)) {
+      // 一次空的 Replace 沒有印出任何一行：快取裡就什麼都不留。 / An empty Replace printed no line at all: nothing stays.
+      const kept = this.replacing || new Set();
+      for (const k of Object.keys(this.cache)) if (!kept.has(k)) delete this.cache[k];
       this.replacing = null;
     }
     if ((m = /^Lister\(\)\.Pods\("[^"]*"\)\.Get\("([^"]+)"\): (.*)$/.exec(text))) {
