@@ -96,19 +96,9 @@ func TestDemo(t *testing.T) {
 	// --trace 的行直接寫進輸出，不是事件；頁面上的是其餘每一行。
 	// --trace's lines go straight to the output and are no events; the page has every other line.
 	t.Run("page", func(t *testing.T) {
-		lines := func() string { return withoutTrace(out.String()) }
+		lines := func() string { return golden.DropTrace(out.String()) }
 		testenv.CheckPage(t, testenv.Page(t, lv.URL(), lines()), lines, "demo")
 	})
-}
-
-func withoutTrace(s string) string {
-	var b strings.Builder
-	for _, line := range strings.SplitAfter(s, "\n") {
-		if !strings.HasPrefix(line, "trace: ") {
-			b.WriteString(line)
-		}
-	}
-	return b.String()
 }
 
 // 情境：關掉 WatchList（KUBE_FEATURE_WatchListClient=false 的效果），Reflector 改回

@@ -56,3 +56,17 @@ func CollapseRepeats(s string, prefixes ...string) string {
 	}
 	return b.String()
 }
+
+// DropTrace 拿掉 --trace 印出的行（trace: 開頭）：它們直接寫進輸出，不是事件，也不在頁面上。
+//
+// DropTrace removes the lines --trace prints (starting with trace: ): they go
+// straight to the output, are no events, and are not on the page.
+func DropTrace(s string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if !strings.HasPrefix(line, "trace: ") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}

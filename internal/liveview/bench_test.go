@@ -1,9 +1,7 @@
 package liveview_test
 
 import (
-	"bytes"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -55,22 +53,8 @@ func BenchmarkLine(b *testing.B) {
 // slider moves (from the nearest checkpoint on). The events are step 04's
 // recorded demo, repeated up to 50,000.
 func BenchmarkPage(b *testing.B) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "step04-controller", "testdata", "demo.recording.jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	rec, err := liveview.ReadRecording(bytes.NewReader(raw))
-	if err != nil {
-		b.Fatal(err)
-	}
-	hub := liveview.NewHub()
-	hub.Load(rec.Events)
-	hub.Close()
-	srv, err := liveview.Serve("", hub, rec.Header.Pipeline, nil, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
+	_, rec := recording(b, filepath.Join(root, "step04-controller", "testdata", "demo.recording.jsonl"))
+	_, srv := serve(b, rec.Header.Pipeline, rec.Events, true, nil)
 	br := browser.Start(b, 1280, 900)
 	br.Open(b, srv.URL+"?at=end")
 	br.Wait(b, "the replay to load", `document.body.dataset.synced === "true" && LV.app.ended`, `document.body.dataset.total`)
@@ -120,23 +104,12 @@ func BenchmarkPage(b *testing.B) {
 // received them all through server-sent events and drawn the last. It
 // reports how many events a second the page takes in.
 func BenchmarkPageLive(b *testing.B) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "step04-controller", "testdata", "demo.recording.jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	rec, err := liveview.ReadRecording(bytes.NewReader(raw))
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, rec := recording(b, filepath.Join(root, "step04-controller", "testdata", "demo.recording.jsonl"))
 	br := browser.Start(b, 1280, 900)
 	const n = 10000
 	var total time.Duration
 	for b.Loop() {
-		hub := liveview.NewHub()
-		srv, err := liveview.Serve("", hub, rec.Header.Pipeline, nil, io.Discard)
-		if err != nil {
-			b.Fatal(err)
-		}
+		hub, srv := serve(b, rec.Header.Pipeline, nil, false, nil)
 		br.Open(b, srv.URL)
 		br.Wait(b, "the page to connect", `document.body.dataset.synced === "true"`, `document.body.dataset.total`)
 		stream := show.NewStream(io.Discard, hub)
@@ -147,7 +120,6 @@ func BenchmarkPageLive(b *testing.B) {
 		}
 		br.Wait(b, "the page to draw every event", `document.body.dataset.total === "`+strconv.Itoa(n)+`" && LV.app.frame === 0`, `document.body.dataset.total`)
 		total += time.Since(start)
-		_ = srv.Close()
 	}
 	b.ReportMetric(float64(n*b.N)/total.Seconds(), "events/s")
 }

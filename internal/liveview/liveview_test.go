@@ -25,6 +25,9 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
+// root 是 repo 的根，從這個套件的目錄算起。 / root is the repository's root, from this package's directory.
+const root = "../.."
+
 var testPipeline = liveview.Pipeline{
 	Step:   "test",
 	Title:  liveview.Text{En: "test", Zh: "測試"},
@@ -329,7 +332,7 @@ func TestPageNeverParsesStrings(t *testing.T) {
 // (the text) and its final.golden (the page's final state).
 func recordings(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob("../../step[0-9][0-9]-*/testdata/*.recording.jsonl")
+	files, err := filepath.Glob(filepath.Join(root, "step[0-9][0-9]-*", "testdata", "*.recording.jsonl"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no recordings found (%v)", err)
 	}
@@ -349,14 +352,7 @@ func TestReplayRecordings(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(path), ".recording.jsonl")
 		dir := filepath.Dir(path)
 		t.Run(filepath.Base(filepath.Dir(dir))+"/"+name, func(t *testing.T) {
-			raw, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec, err := liveview.ReadRecording(bytes.NewReader(raw))
-			if err != nil {
-				t.Fatal(err)
-			}
+			raw, rec := recording(t, path)
 			var lines strings.Builder
 			for _, e := range rec.Events {
 				if !e.Quiet {
@@ -372,7 +368,7 @@ func TestReplayRecordings(t *testing.T) {
 			// A test compares up to the line it waits for, while the
 			// recording runs to the program's end; HTTP trace lines do not
 			// go through the page.
-			want := dropTrace(string(text))
+			want := golden.DropTrace(string(text))
 			if got := golden.DropBookmarks(golden.StripVersions(lines.String())); !strings.HasPrefix(got, want) {
 				t.Fatalf("%s is stale: its lines do not start with %s.golden (record it again: go test ./%s -run TestDemo -update)\n--- recording\n%s--- golden\n%s",
 					path, name, filepath.Base(filepath.Dir(dir)), got, want)
@@ -382,14 +378,7 @@ func TestReplayRecordings(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			hub := liveview.NewHub()
-			hub.Load(rec.Events)
-			hub.Close()
-			srv, err := liveview.Serve("", hub, rec.Header.Pipeline, nil, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
+			_, srv := serve(t, rec.Header.Pipeline, rec.Events, true, nil)
 			b.Open(t, srv.URL+"?at=end")
 			testenv.CaughtUp(t, b, lines.String())
 			if got := testenv.PageSummary(t, b); got != string(final) {
@@ -423,19 +412,6 @@ func TestReplayRecordings(t *testing.T) {
 	}
 }
 
-// dropTrace 拿掉 step 02 的 HTTP trace 行。
-//
-// dropTrace removes step 02's HTTP trace lines.
-func dropTrace(s string) string {
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(s, "\n") {
-		if !strings.HasPrefix(l, "trace: ") {
-			b.WriteString(l)
-		}
-	}
-	return b.String()
-}
-
 // 情境：學習者用鍵盤操作即時頁面，焦點在滑桿上也一樣：← 退一筆（只退一筆）、End 回到最新並跟著即時、
 // p 切換簡報模式、l 切換語言。接著用「開啟錄製檔」載入另一份錄製檔：頁面換成那份檔案，步驟之後的事件
 // 不再進來，按鍵也仍然只作用一次。
@@ -447,24 +423,10 @@ func dropTrace(s string) string {
 // file, the step's later events no longer come in, and a key still acts
 // once.
 func TestPageKeysAndOpeningAFile(t *testing.T) {
-	live := filepath.Join("..", "..", "step04-controller", "testdata", "demo.recording.jsonl")
-	other := filepath.Join("..", "..", "step01-listwatcher", "testdata", "demo.recording.jsonl")
-	raw, err := os.ReadFile(live)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := liveview.ReadRecording(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub := liveview.NewHub()
-	hub.Load(rec.Events)
+	other := filepath.Join(root, "step01-listwatcher", "testdata", "demo.recording.jsonl")
+	_, rec := recording(t, filepath.Join(root, "step04-controller", "testdata", "demo.recording.jsonl"))
 	nothing := func(context.Context, []string) (string, error) { return "", nil }
-	srv, err := liveview.Serve("", hub, rec.Header.Pipeline, nothing, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	hub, srv := serve(t, rec.Header.Pipeline, rec.Events, false, nothing)
 	b := browser.Start(t, 1280, 900)
 	b.Open(t, srv.URL)
 	total := strconv.Itoa(len(rec.Events))
@@ -489,10 +451,7 @@ func TestPageKeysAndOpeningAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Upload(t, "#open", path)
-	want, err := liveview.ReadRecording(bytes.NewReader(must(os.ReadFile(other))))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, want := recording(t, other)
 	n := strconv.Itoa(len(want.Events))
 	b.Wait(t, "the page to hold the opened file", `LV.app.timeline.pipeline.step === "step01-listwatcher" && document.body.dataset.total === "`+n+`"`, `document.body.dataset.total`)
 	// 步驟之後印出的事件不再進來。 / Events the step prints afterwards no longer come in.
@@ -508,13 +467,6 @@ func TestPageKeysAndOpeningAFile(t *testing.T) {
 	}
 }
 
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
 // 情境：步驟 02 的 Store 收到一次 Replace，清單裡有 a；之後又一次 Replace，清單是空的（沒有任何一行，只有說明）。
 // 頁面的快取跟 Store 一樣：先有 a，然後什麼都沒有。
 //
@@ -522,21 +474,8 @@ func must[T any](v T, err error) T {
 // with an empty list (no line at all, only the note). The page's cache does
 // as the Store does: a, then nothing.
 func TestEmptyReplaceEmptiesTheCache(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "step02-listwatch-from-client", "testdata", "demo.recording.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := liveview.ReadRecording(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub := liveview.NewHub()
-	hub.Close()
-	srv, err := liveview.Serve("", hub, rec.Header.Pipeline, nil, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	_, rec := recording(t, filepath.Join(root, "step02-listwatch-from-client", "testdata", "demo.recording.jsonl"))
+	_, srv := serve(t, rec.Header.Pipeline, nil, true, nil)
 	b := browser.Start(t, 1280, 900)
 	b.Open(t, srv.URL)
 	b.Wait(t, "the page to load", `document.body.dataset.synced === "true"`, `document.body.dataset.total`)
@@ -553,4 +492,41 @@ func TestEmptyReplaceEmptiesTheCache(t *testing.T) {
 	if got != "default/a | " {
 		t.Errorf("the cache after a Replace of a, then an empty Replace: %q; want %q", got, "default/a | ")
 	}
+}
+
+// recording 讀一份錄製檔，回傳原始的位元組與讀出來的內容。
+//
+// recording reads a recording, returning its raw bytes and what was read.
+func recording(tb testing.TB, path string) ([]byte, liveview.Recording) {
+	tb.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rec, err := liveview.ReadRecording(bytes.NewReader(raw))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw, rec
+}
+
+// serve 在一個空閒的 loopback 埠上提供頁面，歷史是 events；ended 時 Hub 已經關閉（像重播），
+// actions 是 nil 時沒有場景按鈕。測試結束時關掉伺服器。
+//
+// serve serves the page on a free loopback port with events as its history;
+// with ended the Hub is already closed (as in a replay), and with nil
+// actions there are no scene buttons. The server closes when the test ends.
+func serve(tb testing.TB, p liveview.Pipeline, events []show.Event, ended bool, actions liveview.Actions) (*liveview.Hub, *liveview.Server) {
+	tb.Helper()
+	hub := liveview.NewHub()
+	hub.Load(events)
+	if ended {
+		hub.Close()
+	}
+	srv, err := liveview.Serve("", hub, p, actions, io.Discard)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = srv.Close() })
+	return hub, srv
 }

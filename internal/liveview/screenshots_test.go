@@ -3,15 +3,11 @@
 package liveview_test
 
 import (
-	"bytes"
-	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
-	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
 )
 
 // shots 是文件裡的截圖：哪一份錄製檔、停在哪一刻（at 是一段 JavaScript，收到事件陣列，回傳游標的位置；
@@ -52,21 +48,8 @@ var shots = func() []struct{ recording, image, lang, at, key string } {
 func TestScreenshots(t *testing.T) {
 	b := browser.Start(t, 1280, 900)
 	for _, s := range shots {
-		raw, err := os.ReadFile(filepath.Join("..", "..", s.recording))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := liveview.ReadRecording(bytes.NewReader(raw))
-		if err != nil {
-			t.Fatal(err)
-		}
-		hub := liveview.NewHub()
-		hub.Load(rec.Events)
-		hub.Close()
-		srv, err := liveview.Serve("", hub, rec.Header.Pipeline, nil, io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, rec := recording(t, filepath.Join(root, s.recording))
+		_, srv := serve(t, rec.Header.Pipeline, rec.Events, true, nil)
 		b.Open(t, srv.URL+"?at=end")
 		b.Wait(t, "the replay to load", `document.body.dataset.synced === "true" && LV.app.ended`, `document.body.dataset.total`)
 		at := "LV.app.timeline.events.length"
@@ -78,10 +61,9 @@ func TestScreenshots(t *testing.T) {
 			t.Fatalf("%s: the moment %s is not in %s", s.image, s.at, s.recording)
 		}
 		b.Wait(t, "the page to draw event "+strconv.Itoa(n), `LV.app.frame === 0 && document.body.dataset.cursor === "`+strconv.Itoa(n)+`"`, `document.body.dataset.cursor`)
-		b.Screenshot(t, filepath.Join("..", "..", "docs", "images", "live-"+s.image+".png"))
+		b.Screenshot(t, filepath.Join(root, "docs", "images", "live-"+s.image+".png"))
 		if errs := b.Errors(); len(errs) > 0 {
 			t.Errorf("%s: console errors: %v", s.image, errs)
 		}
-		_ = srv.Close()
 	}
 }
