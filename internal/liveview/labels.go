@@ -54,6 +54,14 @@ var stageLabels = map[string]struct{ label, caption Text }{
 		Text{"Lister", "Lister"},
 		Text{"listers/core/v1.PodLister: reads answered from the cache, no request", "listers/core/v1.PodLister：從快取回應的讀取，不發請求"},
 	},
+	"tallies": {
+		Text{"PodTally informer", "PodTally informer"},
+		Text{"the generated (or, with --dynamic, the dynamic) shared informer for PodTally: its handlers queue tally keys", "產生的（加上 --dynamic 時是 dynamic 的）PodTally 共享 informer：它的處理函式把 tally 的 key 放進佇列"},
+	},
+	"pods": {
+		Text{"Pod metadata informer", "Pod 的 metadata informer"},
+		Text{"metadatainformer: PartialObjectMetadata only; a label change queues every tally that selects the pod", "metadatainformer：只有 PartialObjectMetadata；標籤一變，就把選中這個 Pod 的每個 tally 放進佇列"},
+	},
 	"workqueue": {
 		Text{"workqueue", "workqueue"},
 		Text{"workqueue.TypedRateLimitingInterface: each key at most once; depth from client-go's workqueue metrics", "workqueue.TypedRateLimitingInterface：每個 key 最多一份；深度來自 client-go 的 workqueue metrics"},

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
@@ -31,6 +32,17 @@ import (
 // namespace ns.
 func StartLive(t testing.TB, c *Cluster, ns string, p liveview.Pipeline, record string, run func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error) (*Output, *cli.Live, func()) {
 	t.Helper()
+	return StartLiveConfig(t, c, ns, p, record, func(ctx context.Context, cfg *rest.Config, out io.Writer) error {
+		return run(ctx, kubernetes.NewForConfigOrDie(cfg), out)
+	})
+}
+
+// StartLiveConfig 跟 StartLive 一樣，只是 run 拿到的是連線設定（給需要好幾種 client 的步驟）。
+//
+// StartLiveConfig is StartLive for a step that needs the connection config
+// (to build several kinds of client).
+func StartLiveConfig(t testing.TB, c *Cluster, ns string, p liveview.Pipeline, record string, run func(ctx context.Context, cfg *rest.Config, out io.Writer) error) (*Output, *cli.Live, func()) {
+	t.Helper()
 	path := ""
 	switch {
 	case record != "" && golden.Updating():
@@ -51,8 +63,7 @@ func StartLive(t testing.TB, c *Cluster, ns string, p liveview.Pipeline, record 
 	})
 	cfg := c.Config()
 	cfg.Wrap(cli.RequestEvents(lv.Out().(*show.Stream)))
-	cs := kubernetes.NewForConfigOrDie(cfg)
-	_, stop := Start(t, func(ctx context.Context, _ io.Writer) error { return run(ctx, cs, lv.Out()) })
+	_, stop := Start(t, func(ctx context.Context, _ io.Writer) error { return run(ctx, cfg, lv.Out()) })
 	return out, lv, stop
 }
 

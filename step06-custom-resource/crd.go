@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/yaml"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
+)
+
+// crdYAML 是 controller-gen 從 apis/lab/v1alpha1 的標記產生的 CRD（scripts/codegen.sh），編進執行檔裡。
+//
+// crdYAML is the CRD controller-gen writes from the markers in
+// apis/lab/v1alpha1 (scripts/codegen.sh), built into the binary.
+//
+//go:embed crd/lab.informer-walkthrough.github.io_podtallies.yaml
+var crdYAML []byte
+
+// crdManifest 是 crdYAML 的路徑，給錯誤訊息用。 / crdManifest is crdYAML's path, for error messages.
+const crdManifest = "step06-custom-resource/crd/lab.informer-walkthrough.github.io_podtallies.yaml"
+
+// establishTimeout 是等 CRD Established 的上限；本機叢集通常不到一秒。
+//
+// establishTimeout bounds the wait for the CRD to be Established; on the
+// local cluster it usually takes less than a second.
+const establishTimeout = 30 * time.Second
+
+// wantCRD 解開內嵌的 YAML。 / wantCRD decodes the embedded YAML.
+func wantCRD() *apiextensionsv1.CustomResourceDefinition {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(crdYAML, crd); err != nil {
+		panic(fmt.Sprintf("the embedded CRD does not decode (run scripts/codegen.sh): %v", err))
+	}
+	return crd
+}
+
+// ensureCRD 在 CRD 不存在時安裝它，然後等它 Established：在那之前，API server 還不提供
+// /apis/lab.informer-walkthrough.github.io/v1alpha1，informer 的第一個 LIST 會得到 404。
+// 已經存在時，形狀（群組、名稱、範圍、v1alpha1 的 schema 與 status 子資源）必須跟這一步的相同，
+// 否則說出哪裡不同就停下：這一步不覆寫別人的 CRD。
+//
+// ensureCRD installs the CRD when it is missing, then waits until it is
+// Established: until then the API server does not serve
+// /apis/lab.informer-walkthrough.github.io/v1alpha1 and an informer's first
+// LIST gets a 404. When it exists, its shape (group, names, scope, and
+// v1alpha1's schema and status subresource) must be this step's, or it stops
+// and says what differs: this step does not overwrite someone else's CRD.
+func ensureCRD(ctx context.Context, cs apiextensions.Interface, out io.Writer) error {
+	want := wantCRD()
+	crds := cs.ApiextensionsV1().CustomResourceDefinitions()
+	got, err := crds.Get(ctx, want.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		if got, err = crds.Create(ctx, want, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("the API server refused CRD %s: %v; a cluster admin can apply %s", want.Name, err, crdManifest)
+		}
+		show.Note(out, "installed CRD %s; waiting until it is Established", want.Name)
+	case err != nil:
+		return fmt.Errorf("reading CRD %s: %v", want.Name, err)
+	default:
+		if diff := shapeDiff(want, got); diff != "" {
+			return fmt.Errorf("CRD %s already exists in another shape (%s); delete it (kubectl delete crd %s) or use another cluster", want.Name, diff, want.Name)
+		}
+		show.Note(out, "CRD %s is already installed", want.Name)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, establishTimeout, true, func(ctx context.Context) (bool, error) {
+		got, err := crds.Get(ctx, want.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range got.Status.Conditions {
+			if c.Type == apiextensionsv1.NamesAccepted && c.Status == apiextensionsv1.ConditionFalse {
+				return false, fmt.Errorf("names not accepted: %s", c.Message)
+			}
+			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("CRD %s did not become Established: %v", want.Name, err)
+	}
+	return err
+}
+
+// shapeDiff 說出叢集上的 CRD 跟這一步的哪裡不同；相同時回傳空字串。
+//
+// shapeDiff says where the cluster's CRD differs from this step's; the empty
+// string when it does not.
+func shapeDiff(want, got *apiextensionsv1.CustomResourceDefinition) string {
+	if got.Spec.Group != want.Spec.Group || got.Spec.Scope != want.Spec.Scope || got.Spec.Names.Kind != want.Spec.Names.Kind {
+		return fmt.Sprintf("group %s, kind %s, scope %s", got.Spec.Group, got.Spec.Names.Kind, got.Spec.Scope)
+	}
+	w := want.Spec.Versions[0]
+	for _, v := range got.Spec.Versions {
+		if v.Name != w.Name {
+			continue
+		}
+		switch {
+		case !v.Served:
+			return "v1alpha1 is not served"
+		case v.Subresources == nil || v.Subresources.Status == nil:
+			return "v1alpha1 has no status subresource"
+		case !equality.Semantic.DeepEqual(v.Schema, w.Schema):
+			return "v1alpha1 has another schema"
+		}
+		return ""
+	}
+	return "no version v1alpha1"
+}
