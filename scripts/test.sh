@@ -150,10 +150,10 @@ main() {
   phase "go test ./... against a real kube-apiserver"
   # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
   (cd "${REPO_ROOT}" && go test -count=1 ${GO_TEST_FLAGS} ./...)
-  # 基準測試不在 go test ./... 裡執行；跑一輪，確認它仍然能量（1000 個 Pod，約 10 秒）。
-  # Benchmarks do not run under go test ./...; one round proves this one still measures (1000 pods, about 10 s).
-  phase "the step 05 Transform benchmark, one round"
-  (cd "${REPO_ROOT}" && go test -count=1 -run '^$' -bench CachedPodHeap -benchtime 1x ./step05-shared-informer)
+  # 基準測試不在 go test ./... 裡執行；各跑一輪，確認它們仍然能量（每個 1000 個 Pod，約 10 秒）。
+  # Benchmarks do not run under go test ./...; one round each proves they still measure (1000 pods each, about 10 s).
+  phase "the heap benchmarks of steps 05 and 06, one round"
+  (cd "${REPO_ROOT}" && go test -count=1 -run '^$' -bench CachedPodHeap -benchtime 1x ./step05-shared-informer ./step06-custom-resource)
   if [[ "${TEST_KIND}" == no ]]; then
     phase "all checks passed, except the kind tests: TEST_KIND=no left them out"
     return

@@ -66,7 +66,7 @@ func ensureCRD(ctx context.Context, cs apiextensions.Interface, out io.Writer) e
 		}
 		show.Note(out, "installed CRD %s; waiting until it is Established", want.Name)
 	case err != nil:
-		return fmt.Errorf("reading CRD %s: %v", want.Name, err)
+		return fmt.Errorf("cannot read CRD %s: %v; a cluster admin can apply %s (and step06-custom-resource/rbac/controller.yaml for you)", want.Name, err, crdManifest)
 	default:
 		if diff := shapeDiff(want, got); diff != "" {
 			return fmt.Errorf("CRD %s already exists in another shape (%s); delete it (kubectl delete crd %s) or use another cluster", want.Name, diff, want.Name)

@@ -68,7 +68,9 @@ func tallyStatus(t testing.TB, c *testenv.Cluster, ns, name, what string, ok fun
 }
 
 func countIs(n int32) func(*labv1alpha1.PodTally) bool {
-	return func(t *labv1alpha1.PodTally) bool { return t.Status.Count == n && t.Status.ObservedGeneration == t.Generation }
+	return func(t *labv1alpha1.PodTally) bool {
+		return t.Status.Count == n && t.Status.ObservedGeneration == t.Generation
+	}
 }
 
 // 情境：README 的示範，在一個剛建好的叢集上：CRD 還不存在，這一步安裝它、建立 app-demo，
@@ -306,11 +308,13 @@ func TestCRDBadInput(t *testing.T) {
 // A pure function, no cluster needed.
 func TestShapeDiff(t *testing.T) {
 	for name, change := range map[string]func(*apiextensionsv1.CustomResourceDefinition){
-		"":                                  func(*apiextensionsv1.CustomResourceDefinition) {},
-		"group other.example.com":           func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Group = "other.example.com" },
-		"v1alpha1 is not served":            func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Served = false },
-		"v1alpha1 has another schema":       func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Schema.OpenAPIV3Schema.Required = nil },
-		"no version v1alpha1":               func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Name = "v1" },
+		"":                        func(*apiextensionsv1.CustomResourceDefinition) {},
+		"group other.example.com": func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Group = "other.example.com" },
+		"v1alpha1 is not served":  func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Served = false },
+		"v1alpha1 has another schema": func(c *apiextensionsv1.CustomResourceDefinition) {
+			c.Spec.Versions[0].Schema.OpenAPIV3Schema.Required = nil
+		},
+		"no version v1alpha1":                func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Name = "v1" },
 		"v1alpha1 has no status subresource": func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Subresources = nil },
 	} {
 		got := wantCRD()
@@ -319,4 +323,8 @@ func TestShapeDiff(t *testing.T) {
 			t.Errorf("shapeDiff = %q; want it to start with %q", diff, name)
 		}
 	}
+}
+
+func apiextensionsFor(c *testenv.Cluster) apiextensions.Interface {
+	return apiextensions.NewForConfigOrDie(c.Config())
 }
