@@ -78,7 +78,14 @@ static_checks() {
   phase "go vet"
   go vet ./...
   phase "staticcheck"
-  go tool staticcheck ./...
+  # 產生的程式碼（步驟 06 的 generated/）不在這裡檢查：它用了 code-generator v0.37.2 自己寫出的已棄用欄位，
+  # 而它的內容由 codegen_test.go 守著：一個位元組都不能跟產生器寫出的不同。
+  # Generated code (step 06's generated/) is left out here: it uses deprecated fields code-generator v0.37.2 itself
+  # writes, and codegen_test.go holds its content to be exactly what the generators write.
+  local packages
+  packages="$(go list ./... | grep -v '/step06-custom-resource/generated/')"
+  # shellcheck disable=SC2086 # 套件清單要拆開。 / The package list is to be split.
+  go tool staticcheck ${packages}
   # kind 的測試只在 kind 這個 build tag 下編譯；節點映像檔的兩個小程式是另一個模組。
   # The kind tests compile only under the kind build tag; the node image's two small programs are another module.
   go vet -tags kind ./scripts

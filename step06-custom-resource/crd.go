@@ -61,7 +61,7 @@ func ensureCRD(ctx context.Context, cs apiextensions.Interface, out io.Writer) e
 	got, err := crds.Get(ctx, want.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		if got, err = crds.Create(ctx, want, metav1.CreateOptions{}); err != nil {
+		if _, err = crds.Create(ctx, want, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("the API server refused CRD %s: %v; a cluster admin can apply %s", want.Name, err, crdManifest)
 		}
 		show.Note(out, "installed CRD %s; waiting until it is Established", want.Name)
