@@ -52,9 +52,9 @@ func main() {
 // informers take no InformerName, so the page draws them opaque, without a
 // depth.
 func pipeline() liveview.Pipeline {
-	tallies := liveview.StageOf("tallies")
+	tallies := liveview.StageOf("tallies", "tallies")
 	tallies.Opaque = true
-	pods := liveview.StageOf("pods")
+	pods := liveview.StageOf("pods", "pods")
 	pods.Opaque = true
 	workqueue := liveview.StageOf("workqueue")
 	workqueue.Depth = "workqueue_depth"

@@ -77,6 +77,7 @@ LV.State = class {
     if (rv) this.rv = rv[1];
     if (e.source === "request") return;
     this.applyObject(e, stage);
+    this.applyQueued(e, stage);
     this.applyListener(e);
     this.applyWorker(e);
   }
@@ -162,6 +163,24 @@ LV.State = class {
       this.cache[e.key] = LV.applyChanges(this.cache[e.key], e.detail);
     } else if (/indexer\.(Add|Update)|new to the cache|already in the cache/.test(e.detail) && !this.cache[e.key]) {
       this.cache[e.key] = { phase: "?", node: "", labels: "?", deleting: false };
+    }
+  }
+
+  // applyQueued：處理函式說出它放進 workqueue 的 key 時（步驟 06 的 ": queued" 與 ": queued tally a, b"），
+  // 每個 key 的標記就移到 workqueue，路徑記下它是從哪個階段來的。
+  // applyQueued: when a handler names the keys it put into the workqueue (step 06's ": queued" and ": queued tally
+  // a, b"), each key's token moves to the workqueue, and its path records the stage it came from.
+  applyQueued(e, stage) {
+    if (!this.stages.workqueue || !e.key) return;
+    const m = /: queued(?: tally (.+))?$/.exec(e.detail || "");
+    if (!m) return;
+    const ns = e.key.split("/")[0];
+    const keys = m[1] ? m[1].split(", ").map((name) => ns + "/" + name) : [e.key];
+    for (const key of keys) {
+      const path = (this.paths[key] = this.paths[key] || []);
+      if (stage && !path.includes(stage)) path.push(stage);
+      this.stages.workqueue.count++;
+      this.moveToken(key, "workqueue");
     }
   }
 
