@@ -203,9 +203,9 @@ func runController(ctx context.Context, source tallies, metaClient metadata.Inte
 	return nil
 }
 
-// tallyAdded：新的 tally（或初始清單裡的每一個）一律放進佇列。
+// tallyAdded 一律把新的 tally（或初始清單裡的每一個）放進佇列。
 //
-// tallyAdded: a new tally (or each one in the initial list) is always queued.
+// tallyAdded always queues a new tally (or each one in the initial list).
 func (c *controller) tallyAdded(obj any) {
 	t, err := c.tallies.toTally(obj)
 	if err != nil {
@@ -261,10 +261,6 @@ func (c *controller) tallyDeleted(obj any) {
 // kwok 寫 status）不影響任何計數，不印也不放：metadata-only 的 informer 還是會收到它們，因為每次寫入
 // 都換了 resourceVersion。
 //
-// 找 tally 的方式是掃過 namespace 裡 lister 的每一個 tally，逐一比對選擇器。索引幫不上忙：索引把物件
-// 對應到 key（例如 app=demo），但「這個選擇器選不選中這組標籤」是要計算的，不是查表；
-// tally 數量少時，掃一遍很便宜。
-//
 // podChanged queues every tally that selects the pod; on an update, a
 // match with either the old or the new labels counts, so when a pod loses a
 // label, the tally that counted it counts again. An update that changes no
@@ -272,11 +268,6 @@ func (c *controller) tallyDeleted(obj any) {
 // changes no count and is neither printed nor queued: a metadata-only
 // informer still receives it, because every write changes the
 // resourceVersion.
-//
-// Tallies are found by scanning every tally of the namespace in the lister
-// and matching each selector. An index does not help: an index maps an
-// object to keys (such as app=demo), but "does this selector match these
-// labels" is a computation, not a lookup; with few tallies, a scan is cheap.
 func (c *controller) podChanged(what string, oldObj, obj any) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
@@ -296,6 +287,13 @@ func (c *controller) podChanged(what string, oldObj, obj any) {
 		detail = fmt.Sprintf("labels %s -> %s", show.Labels(old.Labels), show.Labels(pod.Labels))
 		sets = append(sets, old.Labels)
 	}
+	// 找 tally 的方式是掃過 namespace 裡 lister 的每一個 tally，逐一比對選擇器。索引幫不上忙：索引把物件
+	// 對應到 key（例如 app=demo），但「這個選擇器選不選中這組標籤」是要計算的，不是查表；
+	// tally 數量少時，掃一遍很便宜。
+	// Tallies are found by scanning every tally of the namespace in the lister
+	// and matching each selector. An index does not help: an index maps an
+	// object to keys (such as app=demo), but "does this selector match these
+	// labels" is a computation, not a lookup; with few tallies, a scan is cheap.
 	ts, err := c.tallies.list(pod.Namespace)
 	if err != nil {
 		show.Line(c.out, "pods", what, show.Key(pod), err.Error())
@@ -305,7 +303,8 @@ func (c *controller) podChanged(what string, oldObj, obj any) {
 	for _, t := range ts {
 		sel, err := labels.Parse(t.Spec.Selector)
 		if err != nil {
-			continue // 它的 worker 會在 status 裡說明。 / Its worker reports it in status.
+			// 它的 worker 會在 status 裡說明。 / Its worker reports it in status.
+			continue
 		}
 		if slices.ContainsFunc(sets, func(s labels.Set) bool { return sel.Matches(s) }) {
 			c.queue.Add(cache.MetaObjectToName(t))

@@ -4,13 +4,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// PodTally 數出它的 namespace 裡符合 spec.selector 的 Pod，結果寫在 status。
-// 使用者寫 spec；控制器只寫 status（透過 status 子資源），從不寫 spec。
-//
-// PodTally counts the pods in its namespace that match spec.selector and
-// writes the result to status. Users write spec; the controller writes only
-// status (through the status subresource), never spec.
-//
+// 給產生器的標記（marker），跟下面的說明隔一行空白，go doc 就不會把它們當成說明：
+// code-generator 讀 +genclient 與 +k8s:…，controller-gen 讀 +kubebuilder:…。
+// Markers for the generators, one blank line apart from the doc comment
+// below so that go doc does not take them for documentation: code-generator
+// reads +genclient and +k8s:…, controller-gen reads +kubebuilder:….
 // +genclient
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 // +kubebuilder:object:root=true
@@ -20,6 +18,13 @@ import (
 // +kubebuilder:printcolumn:name="Count",type=integer,JSONPath=`.status.count`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// PodTally 數出它的 namespace 裡符合 spec.selector 的 Pod，結果寫在 status。
+// 使用者寫 spec；控制器只寫 status（透過 status 子資源），從不寫 spec。
+//
+// PodTally counts the pods in its namespace that match spec.selector and
+// writes the result to status. Users write spec; the controller writes only
+// status (through the status subresource), never spec.
 type PodTally struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -65,10 +70,11 @@ type PodTallyStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
-// PodTallyList 是 LIST 的回應。 / PodTallyList is what a LIST returns.
-//
+// 給產生器的標記，跟 PodTally 的一樣。 / Markers for the generators, as PodTally's.
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 // +kubebuilder:object:root=true
+
+// PodTallyList 是 LIST 的回應。 / PodTallyList is what a LIST returns.
 type PodTallyList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
