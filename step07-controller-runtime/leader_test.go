@@ -1,0 +1,108 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
+	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
+)
+
+// replica 是一個以執行檔啟動的副本。 / replica is one replica started from the binary.
+type replica struct {
+	cmd  *exec.Cmd
+	out  *testenv.Output
+	done chan struct{}
+}
+
+func startReplica(t *testing.T, bin string, args ...string) *replica {
+	t.Helper()
+	r := &replica{out: &testenv.Output{}, done: make(chan struct{})}
+	r.cmd = exec.Command(bin, args...)
+	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = r.cmd.Wait(); close(r.done) }()
+	t.Cleanup(func() {
+		_ = r.cmd.Process.Kill()
+		<-r.done
+	})
+	return r
+}
+
+// 情境：兩個副本、--leader-elect、租約 4 秒。兩個副本的快取都同步了（待命副本的 --trace 看得到它的兩條 watch），
+// 只有 leader reconcile；
+// leader 被 SIGKILL 殺掉（來不及交出租約），另一個在租約到期之後接手，接著的變化由它 reconcile。
+// 然後：兩個副本都沒有 --leader-elect，兩個都 reconcile 同一個變化。
+//
+// The story: two replicas, --leader-elect, a 4-second lease. Both replicas'
+// caches sync (the standby's --trace shows its two watches), only the leader
+// reconciles; the leader is killed with SIGKILL
+// (no time to give the lease up), the other takes over once the lease
+// expires, and reconciles the next change. Then: two replicas without
+// --leader-elect both reconcile the same change.
+func TestLeaderElection(t *testing.T) {
+	c := testenv.Plain(t)
+	installCRD(t, c)
+	ns := c.Namespace(t)
+	freshTally(t, c, ns, "app-demo", "app=demo")
+	bin := testenv.Build(t)
+	kc := c.Kubeconfig(t)
+	const lease = 4 * time.Second
+	args := []string{"--kubeconfig", kc, "-n", ns, "--leader-elect", "--lease-duration", lease.String()}
+
+	a := startReplica(t, bin, args...)
+	a.out.Wait(t, 1, "elected leader")
+	// b 帶著 --trace：它的 informer 在跑，看得到它的兩條 watch。 / b runs with --trace: its informers run, and its two watches show.
+	b := startReplica(t, bin, append(args, "--trace")...)
+	b.out.Wait(t, 1, "caches synced in this replica; watching from there")
+	b.out.Wait(t, 1, "trace: GET /apis/lab.informer-walkthrough.github.io/v1alpha1/namespaces/"+ns+"/podtallies?", "watch=true -> 200")
+	b.out.Wait(t, 1, "trace: GET /api/v1/namespaces/"+ns+"/pods?", "watch=true -> 200")
+	testenv.CreatePod(t, c.Client(), ns, "one", map[string]string{"app": "demo"})
+	a.out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ", "UpdateStatus: count 0 -> 1")
+	// b 的處理函式與 predicate 屬於控制器，控制器只在 leader 裡啟動：b 什麼都不印，也不 reconcile。
+	// b's handlers and predicates belong to the controller, which starts only in the leader: b prints nothing and
+	// does not reconcile.
+	if n := b.out.Count("podtally Reconcile"); n != 0 || b.out.Count("elected leader") != 0 {
+		t.Fatalf("the standby reconciled or was elected while the leader ran:\n%s", b.out.String())
+	}
+
+	killed := time.Now()
+	if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-a.done
+	b.out.Wait(t, 1, "elected leader")
+	// 最壞的情況：leader 剛續約就被殺，租約還有整整 4 秒，b 每 lease/5 試一次。
+	// At worst the leader renewed just before it died: the lease has a full 4 s left, and b tries every lease/5.
+	if took := time.Since(killed); took > lease+lease/5+time.Second {
+		t.Errorf("b took over %s after the leader died; want within the lease duration (%s) and one retry", took.Round(100*time.Millisecond), lease)
+	}
+	testenv.CreatePod(t, c.Client(), ns, "two", map[string]string{"app": "demo"})
+	b.out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ", "count 1 -> 2")
+	waitTally(t, c, ns, "app-demo", "count 2", func(p *labv1alpha1.PodTally) bool { return p.Status.Count == 2 })
+
+	t.Run("without-leader-election", func(t *testing.T) {
+		ns := c.Namespace(t)
+		freshTally(t, c, ns, "app-demo", "app=demo")
+		plain := []string{"--kubeconfig", kc, "-n", ns}
+		x, y := startReplica(t, bin, plain...), startReplica(t, bin, plain...)
+		x.out.Wait(t, 1, "watching from there")
+		y.out.Wait(t, 1, "watching from there")
+		testenv.CreatePod(t, c.Client(), ns, "one", map[string]string{"app": "demo"})
+		for _, r := range []*replica{x, y} {
+			r.out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ", `1 pod matches "app=demo": one`)
+		}
+		if err := x.cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		<-x.done
+		if code := x.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("Ctrl-C: exit %d; want 0\n%s", code, x.out.String())
+		}
+	})
+}

@@ -1,0 +1,433 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
+	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
+)
+
+// options 是這一步的旗標。 / options are this step's flags.
+type options struct {
+	workers       int
+	leaderElect   bool
+	leaseDuration time.Duration
+	metricsAddr   string
+	recount       time.Duration
+	// leaderElectionID 是 Lease 的名字；測試換掉它，讓每個測試有自己的 Lease。
+	// leaderElectionID names the Lease; tests change it so each has a Lease of its own.
+	leaderElectionID string
+}
+
+// podsMeta 是「只有 metadata 的 Pod」：controller-runtime 靠 GVK 認出它，快取與 client 都用它，
+// 不可以再用 *corev1.Pod 讀同一種資源，否則會多出第二個、完整的 Pod 快取。
+//
+// podsMeta is "a pod, metadata only": controller-runtime recognises it by
+// its GVK, and both the cache and the client use it; reading the same
+// resource as *corev1.Pod as well would add a second, full pod cache.
+func podsMeta() *metav1.PartialObjectMetadata {
+	p := &metav1.PartialObjectMetadata{}
+	p.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Pod"))
+	return p
+}
+
+// TallyReconciler 是步驟 06 的 sync，改寫成 Reconcile：一次處理一個 reconcile.Request（namespace 與
+// name，就是步驟 05 的 cache.ObjectName），從 manager 的快取讀（Client），只有衝突之後的重讀才直接問
+// API server（APIReader）。
+//
+// TallyReconciler is step 06's sync rewritten as Reconcile: it handles one
+// reconcile.Request at a time (a namespace and a name, step 05's
+// cache.ObjectName), reads the manager's cache (Client), and asks the API
+// server directly (APIReader) only to read again after a conflict.
+type TallyReconciler struct {
+	Client    client.Client
+	APIReader client.Reader
+	Recount   time.Duration
+	Out       io.Writer
+	// Ready 在「caches synced」那一行印出之後關閉。Reconcile 先等它，只是為了讓輸出的順序固定：
+	// controller 本來就要等處理函式同步之後才啟動 worker，那一刻快取早已同步。
+	// Ready is closed once the "caches synced" line is printed. Reconcile waits for it only so that the output
+	// has a fixed order: the controller starts its workers only after its handlers have synced, and by then the
+	// caches have long synced.
+	Ready <-chan struct{}
+}
+
+// Reconcile 讀出 tally，從 metadata-only 的快取數出符合的 Pod，算出該有的 status；不同時先印一行再寫，
+// 寫入造成的更新事件因此一定排在這一行之後。選擇器解析失敗不是錯誤：寫進 Ready 條件，不重試。
+//
+// Reconcile reads the tally, counts the matching pods in the metadata-only
+// cache and works out the status it should have; when that differs, it
+// prints one line, then writes, so the update the write causes always comes
+// after the line. A selector that does not parse is not an error: it goes
+// into the Ready condition, with no retry.
+func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	select {
+	case <-r.Ready:
+	case <-ctx.Done():
+		return reconcile.Result{}, nil
+	}
+	key := req.String()
+	var t labv1alpha1.PodTally
+	if err := r.Client.Get(ctx, req.NamespacedName, &t); err != nil {
+		if apierrors.IsNotFound(err) {
+			show.Line(r.Out, "podtally", "Reconcile", key, "not in the cache: the tally was deleted, nothing to write")
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	want, summary, err := r.count(ctx, &t)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if statusEqual(t.Status, want) {
+		show.Line(r.Out, "podtally", "Reconcile", key, summary+"; status up to date, nothing to write")
+		return reconcile.Result{RequeueAfter: r.Recount}, nil
+	}
+	change := fmt.Sprintf("; UpdateStatus: count %d -> %d", t.Status.Count, want.Count)
+	if t.Status.ObservedGeneration != want.ObservedGeneration {
+		change += fmt.Sprintf(", observedGeneration %d -> %d", t.Status.ObservedGeneration, want.ObservedGeneration)
+	}
+	show.Line(r.Out, "podtally", "Reconcile", key, summary+change)
+	first := true
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !first {
+			// 衝突之後：快取可能還沒收到讓我們衝突的那次寫入，所以直接問 API server。
+			// After a conflict: the cache may not have the write we conflicted with yet, so ask the API server.
+			show.Line(r.Out, "podtally", "Reconcile", key, "409 Conflict: reading the tally again through the APIReader (not the cache)")
+			if err := r.APIReader.Get(ctx, req.NamespacedName, &t); err != nil {
+				return err
+			}
+			if want, _, err = r.count(ctx, &t); err != nil {
+				return err
+			}
+		}
+		first = false
+		t.Status = want
+		return r.Client.Status().Update(ctx, &t)
+	})
+	if err != nil {
+		// 有錯誤時 controller-runtime 不看 RequeueAfter：它用限速器重排。 / With an error, controller-runtime ignores RequeueAfter and requeues rate-limited.
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{RequeueAfter: r.Recount}, nil
+}
+
+// count 跟步驟 06 的一樣，只是 Pod 從 manager 的快取讀：List 一個 PartialObjectMetadataList。
+//
+// count is step 06's, except that pods come from the manager's cache: a List
+// of a PartialObjectMetadataList.
+func (r *TallyReconciler) count(ctx context.Context, t *labv1alpha1.PodTally) (labv1alpha1.PodTallyStatus, string, error) {
+	status := labv1alpha1.PodTallyStatus{ObservedGeneration: t.Generation, Conditions: slices.Clone(t.Status.Conditions)}
+	sel, err := labels.Parse(t.Spec.Selector)
+	if err != nil {
+		meta.SetStatusCondition(&status.Conditions, metav1.Condition{
+			Type: "Ready", Status: metav1.ConditionFalse, Reason: "BadSelector", Message: err.Error(), ObservedGeneration: t.Generation,
+		})
+		return status, fmt.Sprintf("selector %q does not parse: %v", t.Spec.Selector, err), nil
+	}
+	pods := &metav1.PartialObjectMetadataList{}
+	pods.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
+	if err := r.Client.List(ctx, pods, client.InNamespace(t.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return status, "", err
+	}
+	for _, p := range pods.Items {
+		status.Pods = append(status.Pods, p.Name)
+	}
+	slices.Sort(status.Pods)
+	status.Count = int32(len(status.Pods))
+	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
+		Type: "Ready", Status: metav1.ConditionTrue, Reason: "Counted",
+		Message: fmt.Sprintf("%d pods match", status.Count), ObservedGeneration: t.Generation,
+	})
+	names, verb := "none", "match"
+	if len(status.Pods) > 0 {
+		names = strings.Join(status.Pods, ", ")
+	}
+	if len(status.Pods) == 1 {
+		verb = "matches"
+	}
+	return status, fmt.Sprintf("%s %s %q: %s", show.Pods(len(status.Pods)), verb, t.Spec.Selector, names), nil
+}
+
+// tallyFor 是 Pod 的 map 函式：找出選中這個 Pod 的每一個 tally（從快取 List，跟步驟 06 掃 lister 一樣）。
+// 更新時 controller-runtime 對舊的與新的物件各呼叫一次，結果合併：失去標籤的 Pod 也會讓原本的 tally 重數。
+//
+// tallyFor is the pods' map function: it finds every tally that selects the
+// pod (a List from the cache, as step 06 scans the lister). On an update
+// controller-runtime calls it for the old and for the new object and merges
+// the results: a pod that loses a label makes its old tally count again.
+func (r *TallyReconciler) tallyFor(ctx context.Context, pod client.Object) []reconcile.Request {
+	var tallies labv1alpha1.PodTallyList
+	if err := r.Client.List(ctx, &tallies, client.InNamespace(pod.GetNamespace())); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, t := range tallies.Items {
+		if sel, err := labels.Parse(t.Spec.Selector); err == nil && sel.Matches(labels.Set(pod.GetLabels())) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&t)})
+		}
+	}
+	return reqs
+}
+
+// tallyEvents 是步驟 06 的 tally 處理函式換成 predicate：GenerationChangedPredicate 決定要不要 reconcile，
+// 外面這一層只負責把決定印出來。控制器自己寫 status 之後，那次更新的 generation 沒變，就在這裡被擋下。
+//
+// tallyEvents is step 06's tally handler as a predicate:
+// GenerationChangedPredicate decides whether to reconcile, and this wrapper
+// only prints the decision. After the controller writes status, that
+// update's generation is unchanged, and it stops here.
+func tallyEvents(out io.Writer) predicate.Predicate {
+	gen := predicate.GenerationChangedPredicate{}
+	return predicate.Funcs{
+		CreateFunc: func(e event.CreateEvent) bool {
+			announce(out, e.IsInInitialList, "tallies", "OnAdd", show.Key(e.Object), fmt.Sprintf("generation %d: reconcile", e.Object.GetGeneration()))
+			return true
+		},
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			if gen.Update(e) {
+				show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("generation %d -> %d: reconcile", e.ObjectOld.GetGeneration(), e.ObjectNew.GetGeneration()))
+				return true
+			}
+			show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("generation %d unchanged: GenerationChangedPredicate drops it", e.ObjectNew.GetGeneration()))
+			return false
+		},
+		DeleteFunc: func(e event.DeleteEvent) bool {
+			show.Line(out, "tallies", "OnDelete", show.Key(e.Object), "reconcile")
+			return true
+		},
+	}
+}
+
+// announce 印出一個事件；初始清單的新增（IsInInitialList）只給即時頁面：兩個 informer 同時送出它們的初始清單，
+// 誰先誰後沒有固定的順序，印出來的輸出就無法逐行比對。
+//
+// announce prints an event; the initial list's adds (IsInInitialList) go to
+// the live page only: the two informers deliver their initial lists at the
+// same time, in no fixed order, and printed they would make the output
+// impossible to compare line by line.
+func announce(out io.Writer, initial bool, source, what, key, detail string) {
+	if initial {
+		show.Quiet(out, source, what, key, detail+" (initial list)")
+		return
+	}
+	show.Line(out, source, what, key, detail)
+}
+
+// podEvents 只讓改了標籤的更新通過（新增與刪除一律通過），跟步驟 06 的 podChanged 一樣；
+// 被擋下的更新不印，只給即時頁面。
+//
+// podEvents lets through only updates that change labels (adds and deletes
+// always pass), as step 06's podChanged does; the updates it drops are not
+// printed, only sent to the live page.
+func podEvents(out io.Writer) predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(e event.CreateEvent) bool {
+			announce(out, e.IsInInitialList, "pods", "OnAdd", show.Key(e.Object), "labels="+show.Labels(e.Object.GetLabels())+": map to tallies")
+			return true
+		},
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			if labels.Equals(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) {
+				show.Quiet(out, "pods", "OnUpdate", show.Key(e.ObjectNew), "labels unchanged: dropped by the predicate")
+				return false
+			}
+			show.Line(out, "pods", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("labels %s -> %s: map to tallies", show.Labels(e.ObjectOld.GetLabels()), show.Labels(e.ObjectNew.GetLabels())))
+			return true
+		},
+		DeleteFunc: func(e event.DeleteEvent) bool {
+			show.Line(out, "pods", "OnDelete", show.Key(e.Object), "labels="+show.Labels(e.Object.GetLabels())+": map to tallies")
+			return true
+		},
+	}
+}
+
+// newManager 建立 manager：它的快取就是步驟 05 的共享 informer（每種型別一個），client 從快取讀、
+// 直接寫到 API server。
+//
+// newManager builds the manager: its cache is step 05's shared informers
+// (one per type), and its client reads from the cache and writes to the API
+// server.
+func newManager(cfg *rest.Config, namespace string, opts options) (manager.Manager, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := labv1alpha1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	id := leaseName(opts)
+	renew, retryPeriod := opts.leaseDuration*2/3, opts.leaseDuration/5
+	return manager.New(cfg, manager.Options{
+		Scheme: scheme,
+		Logger: logr.Discard(),
+		Cache: cache.Options{
+			// 步驟 05 的 WithNamespace：每種型別都只看這個 namespace。 / Step 05's WithNamespace: every type watches this namespace only.
+			DefaultNamespaces: map[string]cache.Config{namespace: {}},
+			// 步驟 05 的 WithTransform：丟掉 managedFields，套用到每種型別。 / Step 05's WithTransform, for every type.
+			DefaultTransform: cache.TransformStripManagedFields(),
+			// ByObject 讓一種型別有自己的範圍（namespace、標籤或欄位選擇器）；這裡把 tally 的 namespace 寫明。
+			// ByObject gives one type a scope of its own (namespaces, a label or field selector); here it spells out the tallies'.
+			ByObject: map[client.Object]cache.ByObject{
+				&labv1alpha1.PodTally{}: {Namespaces: map[string]cache.Config{namespace: {}}},
+			},
+		},
+		Metrics:                       metricsserver.Options{BindAddress: opts.metricsAddr},
+		HealthProbeBindAddress:        "0",
+		LeaderElection:                opts.leaderElect,
+		LeaderElectionID:              id,
+		LeaderElectionNamespace:       namespace,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &opts.leaseDuration,
+		RenewDeadline:                 &renew,
+		RetryPeriod:                   &retryPeriod,
+		Controller:                    config.Controller{MaxConcurrentReconciles: opts.workers, SkipNameValidation: new(true)},
+	})
+}
+
+// setUp 把 TallyReconciler 接到 manager 上：For 是 tally（加上印出決定的 GenerationChangedPredicate），
+// Watches 是只看 metadata 的 Pod，透過 map 函式變成 tally 的 Request。
+//
+// setUp wires TallyReconciler into the manager: For the tally (with the
+// GenerationChangedPredicate that prints its decisions), Watches pods,
+// metadata only, turned into tally Requests by the map function.
+func setUp(mgr manager.Manager, opts options, out io.Writer, ready <-chan struct{}) error {
+	r := &TallyReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recount: opts.recount, Out: out, Ready: ready}
+	return builder.ControllerManagedBy(mgr).
+		Named("podtally").
+		For(&labv1alpha1.PodTally{}, builder.WithPredicates(tallyEvents(out))).
+		Watches(podsMeta(), handler.EnqueueRequestsFromMapFunc(r.tallyFor), builder.OnlyMetadata, builder.WithPredicates(podEvents(out))).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.workers}).
+		Complete(r)
+}
+
+// run 確認步驟 06 的 CRD 已經安裝，建立 manager，等快取同步後說一聲，然後執行到 ctx 結束。
+// 有 --leader-elect 時，每個副本的快取都會同步，只有被選上的那一個 reconcile。
+//
+// run checks that step 06's CRD is installed, builds the manager, says so
+// once the caches have synced, and runs until ctx ends. With --leader-elect,
+// every replica's caches sync, and only the elected one reconciles.
+func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, out io.Writer) error {
+	ctrllog.SetLogger(logr.Discard())
+	// 先問 discovery：CRD 沒裝時這裡就說清楚，而不是讓 manager 在建立快取時失敗、或 informer 一再重試。
+	// Ask discovery first: a missing CRD is said plainly here, instead of the manager failing to build its cache
+	// or an informer retrying forever.
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := dc.ServerResourcesForGroupVersion(labv1alpha1.SchemeGroupVersion.String()); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("the API server does not serve %s: install the CRD first with go run ./step06-custom-resource, or apply step06-custom-resource/crd/lab.informer-walkthrough.github.io_podtallies.yaml", labv1alpha1.SchemeGroupVersion)
+		}
+		return err
+	}
+	mgr, err := newManager(cfg, namespace, opts)
+	if err != nil {
+		return err
+	}
+	ready := make(chan struct{})
+	if err := setUp(mgr, opts, out, ready); err != nil {
+		return err
+	}
+	mode := "no leader election: this replica reconciles"
+	if opts.leaderElect {
+		mode = fmt.Sprintf("leader election on Lease %s/%s: reconciling only while leader", namespace, leaseName(opts))
+	}
+	show.Note(out, "manager for namespace %q: PodTally with GenerationChangedPredicate, pods metadata-only through a map function; %s (Ctrl-C to stop)", namespace, mode)
+	// 每個副本都要說出自己的快取何時同步好，不論是不是 leader：這個 runnable 不需要 leader election。
+	// Every replica says when its caches have synced, leader or not: this runnable needs no leader election.
+	if err := mgr.Add(synced{mgr: mgr, out: out, ready: ready}); err != nil {
+		return err
+	}
+	if opts.leaderElect {
+		go func() {
+			select {
+			case <-mgr.Elected():
+				show.Note(out, "elected leader: reconciling from now on")
+			case <-ctx.Done():
+			}
+		}()
+	}
+	err = mgr.Start(ctx)
+	show.Note(out, "manager stopped")
+	return err
+}
+
+// synced 等 tally 與 Pod 的 informer 同步之後印一行。GetInformer 在快取啟動之後會等到同步；
+// NeedLeaderElection 回傳 false，所以每個副本都會執行它。
+//
+// synced prints a line once the tally and pod informers have synced.
+// GetInformer, once the cache runs, waits for the sync; NeedLeaderElection
+// returns false, so every replica runs it.
+type synced struct {
+	mgr   manager.Manager
+	out   io.Writer
+	ready chan struct{}
+}
+
+func (s synced) NeedLeaderElection() bool { return false }
+
+func (s synced) Start(ctx context.Context) error {
+	for _, obj := range []client.Object{&labv1alpha1.PodTally{}, podsMeta()} {
+		if _, err := s.mgr.GetCache().GetInformer(ctx, obj); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+	show.Note(s.out, "caches synced in this replica; watching from there")
+	close(s.ready)
+	return nil
+}
+
+// leaseName 是 leader election 用的 Lease 的名字。 / leaseName names the Lease leader election uses.
+func leaseName(opts options) string {
+	if opts.leaderElectionID != "" {
+		return opts.leaderElectionID
+	}
+	return "podtally-controller-runtime"
+}
+
+// statusEqual 跟步驟 06 的一樣：不看條件的 lastTransitionTime。 / statusEqual is step 06's: it ignores lastTransitionTime.
+func statusEqual(a, b labv1alpha1.PodTallyStatus) bool {
+	if a.ObservedGeneration != b.ObservedGeneration || a.Count != b.Count || !slices.Equal(a.Pods, b.Pods) || len(a.Conditions) != len(b.Conditions) {
+		return false
+	}
+	for i := range a.Conditions {
+		x, y := a.Conditions[i], b.Conditions[i]
+		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message || x.ObservedGeneration != y.ObservedGeneration {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
+	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
+	"github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/generated/clientset/versioned"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// crdFile 是步驟 06 產生的 CRD：這一步不裝它，測試替學習者先裝好（就像先跑過步驟 06）。
+//
+// crdFile is the CRD step 06 generates: this step does not install it; the
+// tests install it first, as if the learner had run step 06.
+const crdFile = "../step06-custom-resource/crd/lab.informer-walkthrough.github.io_podtallies.yaml"
+
+func installCRD(t testing.TB, c *testenv.Cluster) {
+	t.Helper()
+	b, err := os.ReadFile(crdFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(b, crd); err != nil {
+		t.Fatal(err)
+	}
+	crds := apiextensions.NewForConfigOrDie(c.Config()).ApiextensionsV1().CustomResourceDefinitions()
+	if _, err := crds.Create(context.Background(), crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	testenv.Poll(t, "CRD "+crd.Name+" Established", func() bool {
+		got, err := crds.Get(context.Background(), crd.Name, metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		for _, cond := range got.Status.Conditions {
+			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func tallies(c *testenv.Cluster, ns string) interface {
+	Create(context.Context, *labv1alpha1.PodTally, metav1.CreateOptions) (*labv1alpha1.PodTally, error)
+	Get(context.Context, string, metav1.GetOptions) (*labv1alpha1.PodTally, error)
+	Delete(context.Context, string, metav1.DeleteOptions) error
+} {
+	return versioned.NewForConfigOrDie(c.Config()).LabV1alpha1().PodTallies(ns)
+}
+
+// freshTally 建立 tally（已經有同名的就先刪掉），status 是空的。 / freshTally creates a tally (deleting one of that name first), with an empty status.
+func freshTally(t testing.TB, c *testenv.Cluster, ns, name, selector string) {
+	t.Helper()
+	ts := tallies(c, ns)
+	if err := ts.Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	testenv.Poll(t, "tally "+name+" gone", func() bool {
+		_, err := ts.Get(context.Background(), name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+	if _, err := ts.Create(context.Background(), &labv1alpha1.PodTally{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: labv1alpha1.PodTallySpec{Selector: selector},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// leftByStep06 讓 app-demo 處於步驟 06 的 README 走完之後的樣子：選 app=demo，status 數到 before，
+// 跟步驟 06 寫的一模一樣。照著 README 依序做的學習者，看到的就是這個起點。
+//
+// leftByStep06 puts app-demo in the state step 06's README leaves it in:
+// selecting app=demo, its status counting before, exactly as step 06 writes
+// it. A learner following the READMEs in order starts from there.
+func leftByStep06(t testing.TB, c *testenv.Cluster, ns string) {
+	t.Helper()
+	freshTally(t, c, ns, "app-demo", "app=demo")
+	ts := versioned.NewForConfigOrDie(c.Config()).LabV1alpha1().PodTallies(ns)
+	tally, err := ts.Get(context.Background(), "app-demo", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tally.Status = labv1alpha1.PodTallyStatus{ObservedGeneration: 1, Count: 1, Pods: []string{"before"}}
+	meta.SetStatusCondition(&tally.Status.Conditions, metav1.Condition{
+		Type: "Ready", Status: metav1.ConditionTrue, Reason: "Counted", Message: "1 pods match", ObservedGeneration: 1,
+	})
+	if _, err := ts.UpdateStatus(context.Background(), tally, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func waitTally(t testing.TB, c *testenv.Cluster, ns, name, what string, ok func(*labv1alpha1.PodTally) bool) *labv1alpha1.PodTally {
+	t.Helper()
+	var got *labv1alpha1.PodTally
+	testenv.Poll(t, "tally "+ns+"/"+name+": "+what, func() bool {
+		var err error
+		got, err = tallies(c, ns).Get(context.Background(), name, metav1.GetOptions{})
+		return err == nil && ok(got)
+	})
+	return got
+}
+
+func startStep(t *testing.T, cfg *rest.Config, ns string, opts options) *testenv.Output {
+	t.Helper()
+	opts = defaults(t, opts)
+	out, _ := testenv.Start(t, func(ctx context.Context, out io.Writer) error { return run(ctx, cfg, ns, opts, out) })
+	return out
+}
+
+func defaults(t *testing.T, opts options) options {
+	if opts.workers == 0 {
+		opts.workers = 1
+	}
+	if opts.leaseDuration == 0 {
+		opts.leaseDuration = 15e9
+	}
+	if opts.metricsAddr == "" {
+		opts.metricsAddr = "0"
+	}
+	return opts
+}
+
+// lastCount 回傳一段輸出裡最後一次 UpdateStatus 寫下的數字。 / lastCount returns the count the last UpdateStatus in some output wrote.
+func lastCount(t *testing.T, out string) string {
+	t.Helper()
+	m := regexp.MustCompile(`UpdateStatus: count \d+ -> (\d+)`).FindAllStringSubmatch(out, -1)
+	if len(m) == 0 {
+		t.Fatalf("no UpdateStatus in:\n%s", out)
+	}
+	return m[len(m)-1][1]
+}
+
+// 情境：README 的示範，跟步驟 06 的同一個情境：before 已經在，app-demo 是新的；scene demo 建立、
+// 加標籤、刪除 demo。四次 Reconcile；三次 status 寫入各以一次 generation 沒變的更新回來，全被
+// GenerationChangedPredicate 擋下，沒有一次換來 Reconcile。最後的 status 跟步驟 06 的 golden file 一樣。
+//
+// The story: the README's demo, step 06's scene: before exists, app-demo is
+// new; scene demo creates, labels and deletes demo. Four Reconciles; each of
+// the three status writes comes back as an update with the same generation,
+// and GenerationChangedPredicate drops all three: none buys a Reconcile. The
+// final status is step 06's golden file's.
+func TestDemo(t *testing.T) {
+	c := testenv.Realistic(t)
+	cs := c.Client()
+	ns := "default"
+	installCRD(t, c)
+	testenv.BeforePod(t, cs, ns)
+	leftByStep06(t, c, ns)
+	opts := defaults(t, options{})
+	out, lv, _ := testenv.StartLiveConfig(t, c, ns, pipeline(), "demo.recording.jsonl", func(ctx context.Context, cfg *rest.Config, out io.Writer) error {
+		return run(ctx, cfg, ns, opts, out)
+	})
+	dropped := func(n int) { out.Wait(t, n, "tallies  OnUpdate  default/app-demo ", "GenerationChangedPredicate drops it") }
+	out.Wait(t, 1, "watching from there")
+	out.Wait(t, 1, "podtally Reconcile default/app-demo ", "status up to date")
+	testenv.DemoScene(t, cs, ns, func(change string) {
+		switch change {
+		case "created":
+			dropped(1)
+		case "labelled":
+			out.Wait(t, 2, "podtally Reconcile default/app-demo ", "status up to date")
+		case "deleted":
+			dropped(2)
+		}
+	})
+	got := out.String()
+	if n := out.Count("podtally Reconcile "); n != 4 {
+		t.Errorf("%d Reconciles; want 4 (the initial count, create, label, delete): the two status writes must trigger none\n%s", n, got)
+	}
+	golden.Check(t, "demo", golden.StripVersions(got))
+	step06, err := os.ReadFile(filepath.Join("..", "step06-custom-resource", "testdata", "demo.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := lastCount(t, got), lastCount(t, string(step06)); a != b {
+		t.Errorf("the last count written is %s here and %s in step 06's golden file; the same scene must end with the same status", a, b)
+	}
+	waitTally(t, c, ns, "app-demo", "count 1, pods [before]", func(p *labv1alpha1.PodTally) bool {
+		return p.Status.Count == 1 && strings.Join(p.Status.Pods, ",") == "before" && p.Status.ObservedGeneration == 1
+	})
+	t.Run("page", func(t *testing.T) {
+		testenv.CheckPage(t, testenv.Page(t, lv.URL(), out.String()), out.String, "demo")
+	})
+}
+
+// 情境：--trace：manager 的快取對每種型別只開一條 watch，兩條都是 WatchList 串流（sendInitialEvents=true），
+// 沒有另外的 LIST：跟步驟 05 的共享 informer 一樣。
+//
+// The story: --trace: the manager's cache opens one watch per type, both
+// WatchList streams (sendInitialEvents=true), with no separate LIST: as step
+// 05's shared informers.
+func TestOneWatchPerType(t *testing.T) {
+	c := testenv.Plain(t)
+	installCRD(t, c)
+	ns := c.Namespace(t)
+	freshTally(t, c, ns, "app-demo", "app=demo")
+	trace := &testenv.Output{}
+	cfg := c.Config()
+	cfg.Wrap(cli.Tracer(trace))
+	out := startStep(t, cfg, ns, options{})
+	out.Wait(t, 1, "watching from there")
+	out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ")
+	var watches []string
+	for line := range strings.Lines(trace.String()) {
+		if strings.Contains(line, "watch=true") {
+			watches = append(watches, line)
+		}
+		if strings.Contains(line, "GET /api") && strings.Contains(line, "/namespaces/"+ns+"/") && !strings.Contains(line, "watch=true") {
+			t.Errorf("a LIST besides the WatchList stream: %s", line)
+		}
+	}
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`^trace: GET /apis/lab\.informer-walkthrough\.github\.io/v1alpha1/namespaces/` + ns + `/podtallies\?.*sendInitialEvents=true.*watch=true -> 200`),
+		regexp.MustCompile(`^trace: GET /api/v1/namespaces/` + ns + `/pods\?.*sendInitialEvents=true.*watch=true -> 200`),
+	}
+	if len(watches) != 2 {
+		t.Fatalf("%d watches; want 2, one per type:\n%s", len(watches), trace.String())
+	}
+	for _, re := range want {
+		if !re.MatchString(watches[0]) && !re.MatchString(watches[1]) {
+			t.Errorf("no watch matches %s:\n%s", re, trace.String())
+		}
+	}
+}
+
+// 情境：選擇器解析失敗的 tally 得到 Ready=False、原因 BadSelector，不重試；另一個 tally 照常被數；
+// 改 spec（generation 2）通過 predicate，observedGeneration 跟上。
+//
+// The story: a tally whose selector does not parse gets Ready=False with
+// reason BadSelector, with no retry; another tally is counted as usual; a
+// spec change (generation 2) passes the predicate and observedGeneration
+// follows.
+func TestBadSelectorAndSpecChange(t *testing.T) {
+	c := testenv.Plain(t)
+	installCRD(t, c)
+	ns := c.Namespace(t)
+	testenv.CreatePod(t, c.Client(), ns, "web", map[string]string{"app": "demo", "tier": "web"})
+	freshTally(t, c, ns, "bad", "app in (")
+	freshTally(t, c, ns, "app-demo", "app=demo")
+	out := startStep(t, c.Config(), ns, options{})
+	waitTally(t, c, ns, "bad", "Ready=False BadSelector", func(p *labv1alpha1.PodTally) bool {
+		cond := meta.FindStatusCondition(p.Status.Conditions, "Ready")
+		return cond != nil && cond.Status == metav1.ConditionFalse && cond.Reason == "BadSelector"
+	})
+	waitTally(t, c, ns, "app-demo", "count 1", func(p *labv1alpha1.PodTally) bool { return p.Status.Count == 1 })
+	demo, err := tallies(c, ns).Get(t.Context(), "app-demo", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo.Spec.Selector = "tier=db"
+	if _, err := versioned.NewForConfigOrDie(c.Config()).LabV1alpha1().PodTallies(ns).Update(t.Context(), demo, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out.Wait(t, 1, "tallies  OnUpdate  "+ns+"/app-demo ", "generation 1 -> 2: reconcile")
+	waitTally(t, c, ns, "app-demo", "count 0 at generation 2", func(p *labv1alpha1.PodTally) bool {
+		return p.Status.ObservedGeneration == 2 && p.Status.Count == 0
+	})
+	if n := out.Count("podtally Reconcile "+ns+"/bad ", "does not parse"); n != 1 {
+		t.Errorf("the bad tally was reconciled %d times; want once (no retry, and its own status write filtered):\n%s", n, out.String())
+	}
+}
+
+// 情境：manager 的 /metrics（綁在 127.0.0.1）有 controller-runtime 的 workqueue 與 reconcile 指標，
+// 沒有 reflector 的指標：controller-runtime v0.25.2 不註冊它們。
+//
+// The story: the manager's /metrics (bound to 127.0.0.1) has
+// controller-runtime's workqueue and reconcile metrics, and no reflector
+// metrics: controller-runtime v0.25.2 registers none.
+func TestMetrics(t *testing.T) {
+	c := testenv.Plain(t)
+	installCRD(t, c)
+	ns := c.Namespace(t)
+	freshTally(t, c, ns, "app-demo", "app=demo")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	out := startStep(t, c.Config(), ns, options{metricsAddr: addr})
+	out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ")
+	var body string
+	testenv.Poll(t, "the metrics endpoint", func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		body = string(b)
+		return resp.StatusCode == http.StatusOK && strings.Contains(body, `controller_runtime_reconcile_total{controller="podtally",result="success"}`)
+	})
+	for _, want := range []string{`workqueue_depth{controller="podtally",name="podtally"`, `workqueue_adds_total{controller="podtally",name="podtally"`, `controller_runtime_active_workers{controller="podtally"}`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(body, "reflector_") {
+		t.Errorf("/metrics has reflector metrics; the chapter says controller-runtime v0.25.2 registers none")
+	}
+}
