@@ -106,7 +106,8 @@ Every step ran against the same cluster, which is still up.
 - Run one yourself: go run ./step01-listwatcher, and in a second terminal: scripts/scene.sh demo
 - Try the flags: --trace on step02, --resync 10s on step03; on step04, scripts/scene.sh annotate demo informer-lab/fail=true;
   on step05, --trace (one watch for everyone), --slow-handler 3s and --controller;
-  on step06, --stale-write (409 Conflict), then --stale-write --retry-on-conflict, and --dynamic.
+  on step06, --stale-write (409 Conflict), then --stale-write --retry-on-conflict, and --dynamic;
+  on step07, --leader-elect in two terminals, then Ctrl-C on the leader.
 - The whole story: docs/en/README.md or docs/zh-TW/README.md.
 - When you are done: scripts/cluster-down.sh
 TXT

@@ -66,13 +66,32 @@ func main() {
 func pipeline() liveview.Pipeline {
 	tallies := liveview.StageOf("tallies", "tallies")
 	tallies.Opaque = true
+	tallies.Caption = liveview.Text{
+		En: "the manager's cache: a shared informer for PodTally; For with GenerationChangedPredicate",
+		Zh: "manager 的快取：PodTally 的共享 informer；For 加上 GenerationChangedPredicate",
+	}
 	pods := liveview.StageOf("pods", "pods")
 	pods.Opaque = true
+	pods.Caption = liveview.Text{
+		En: "the manager's cache: pods, metadata only (builder.OnlyMetadata); a map function finds the tallies",
+		Zh: "manager 的快取：只看 metadata 的 Pod（builder.OnlyMetadata）；map 函式找出 tally",
+	}
+	workqueue := liveview.StageOf("workqueue")
+	workqueue.Caption = liveview.Text{
+		En: "the controller's priority queue; no depth here: controller-runtime owns the workqueue metrics",
+		Zh: "控制器的 priority queue；這裡沒有深度：workqueue 的 metrics 歸 controller-runtime 所有",
+	}
+	workers := liveview.StageOf("workers", "podtally")
+	workers.Label = liveview.Text{En: "Reconcile", Zh: "Reconcile"}
+	workers.Caption = liveview.Text{
+		En: "MaxConcurrentReconciles goroutines calling TallyReconciler.Reconcile",
+		Zh: "MaxConcurrentReconciles 個 goroutine 呼叫 TallyReconciler.Reconcile",
+	}
 	return liveview.Pipeline{
 		Step:    "step07-controller-runtime",
 		Title:   liveview.Text{En: "Step 07: the same controller in controller-runtime", Zh: "步驟 07：同一個控制器，用 controller-runtime 寫"},
 		Chapter: liveview.Chapter("07-controller-runtime"),
-		Stages:  []liveview.Stage{liveview.StageOf("api", "request"), tallies, pods, liveview.StageOf("workqueue"), liveview.StageOf("workers", "podtally")},
+		Stages:  []liveview.Stage{liveview.StageOf("api", "request"), tallies, pods, workqueue, workers},
 		Panels:  []string{"workqueue"},
 	}
 }

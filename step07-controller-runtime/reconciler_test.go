@@ -172,7 +172,9 @@ func TestDemo(t *testing.T) {
 	out, lv, _ := testenv.StartLiveConfig(t, c, ns, pipeline(), "demo.recording.jsonl", func(ctx context.Context, cfg *rest.Config, out io.Writer) error {
 		return run(ctx, cfg, ns, opts, out)
 	})
-	dropped := func(n int) { out.Wait(t, n, "tallies  OnUpdate  default/app-demo ", "GenerationChangedPredicate drops it") }
+	dropped := func(n int) {
+		out.Wait(t, n, "tallies  OnUpdate  default/app-demo ", "GenerationChangedPredicate drops it")
+	}
 	out.Wait(t, 1, "watching from there")
 	out.Wait(t, 1, "podtally Reconcile default/app-demo ", "status up to date")
 	testenv.DemoScene(t, cs, ns, func(change string) {

@@ -25,6 +25,7 @@ var shots = func() []struct{ recording, image, lang, at, key string } {
 		{"step04-controller/testdata/demo.recording.jsonl", "step04", `ev => ev.findIndex(e => /retry 3\/5/.test(e.detail || "")) + 1`, "default/demo"},
 		{"step05-shared-informer/testdata/slow.recording.jsonl", "step05", `ev => ev.findIndex(e => e.source === "slow" && e.key.endsWith("/demo")) + 1`, ""},
 		{"step06-custom-resource/testdata/demo.recording.jsonl", "step06", `ev => ev.findIndex(e => e.source === "tallies" && /count 1 -> 2/.test(e.detail || "")) + 1`, "default/app-demo"},
+		{"step07-controller-runtime/testdata/demo.recording.jsonl", "step07", `ev => ev.findIndex(e => e.source === "podtally" && /count 1 -> 2/.test(e.detail || "")) + 1`, "default/app-demo"},
 	}
 	var out []struct{ recording, image, lang, at, key string }
 	for _, lang := range []string{"en", "zh"} {

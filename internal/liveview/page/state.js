@@ -166,13 +166,14 @@ LV.State = class {
     }
   }
 
-  // applyQueued：處理函式說出它放進 workqueue 的 key 時（步驟 06 的 ": queued" 與 ": queued tally a, b"），
-  // 每個 key 的標記就移到 workqueue，路徑記下它是從哪個階段來的。
+  // applyQueued：處理函式說出它放進 workqueue 的 key 時（步驟 06 的 ": queued" 與 ": queued tally a, b"，
+  // 步驟 07 的 predicate 放行時的 ": reconcile"），每個 key 的標記就移到 workqueue，路徑記下它是從哪個階段來的。
   // applyQueued: when a handler names the keys it put into the workqueue (step 06's ": queued" and ": queued tally
-  // a, b"), each key's token moves to the workqueue, and its path records the stage it came from.
+  // a, b", step 07's ": reconcile" when a predicate lets an event through), each key's token moves to the workqueue,
+  // and its path records the stage it came from.
   applyQueued(e, stage) {
     if (!this.stages.workqueue || !e.key) return;
-    const m = /: queued(?: tally (.+))?$/.exec(e.detail || "");
+    const m = /: (?:queued|reconcile)(?: tally (.+?))?(?: \(initial list\))?$/.exec(e.detail || "");
     if (!m) return;
     const ns = e.key.split("/")[0];
     const keys = m[1] ? m[1].split(", ").map((name) => ns + "/" + name) : [e.key];
