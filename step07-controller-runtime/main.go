@@ -56,13 +56,13 @@ func main() {
 	})
 }
 
-// pipeline 是這一步在即時頁面（--ui）上的階段。workqueue 沒有深度：controller-runtime 在 import 時就向
-// client-go 註冊了它自己的 workqueue metrics（workqueue.SetProvider 只接受第一個），頁面的 metrics 拿不到它。
+// pipeline 是這一步在即時頁面（--ui）上的階段。workqueue 沒有深度：controller-runtime 預設的 priority queue
+// 直接回報給 controller-runtime 自己的 metrics，不管 client-go 手上是哪個 provider，頁面的 metrics 拿不到它。
 //
 // pipeline is this step's stages on the live page (--ui). The workqueue has
-// no depth: controller-runtime registers its own workqueue metrics with
-// client-go when imported (workqueue.SetProvider takes only the first), so
-// the page's metrics never see it.
+// no depth: controller-runtime's default priority queue reports to
+// controller-runtime's own metrics directly, whatever provider client-go
+// holds, so the page's metrics never see it.
 func pipeline() liveview.Pipeline {
 	tallies := liveview.StageOf("tallies", "tallies")
 	tallies.Opaque = true
@@ -78,8 +78,8 @@ func pipeline() liveview.Pipeline {
 	}
 	workqueue := liveview.StageOf("workqueue")
 	workqueue.Caption = liveview.Text{
-		En: "the controller's priority queue; no depth here: controller-runtime owns the workqueue metrics",
-		Zh: "控制器的 priority queue；這裡沒有深度：workqueue 的 metrics 歸 controller-runtime 所有",
+		En: "the controller's priority queue; no depth here: it reports to controller-runtime's own metrics",
+		Zh: "控制器的 priority queue；這裡沒有深度：它回報給 controller-runtime 自己的 metrics",
 	}
 	workers := liveview.StageOf("workers", "podtally")
 	workers.Label = liveview.Text{En: "Reconcile", Zh: "Reconcile"}

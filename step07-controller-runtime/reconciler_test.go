@@ -152,15 +152,17 @@ func lastCount(t *testing.T, out string) string {
 	return m[len(m)-1][1]
 }
 
-// 情境：README 的示範，跟步驟 06 的同一個情境：before 已經在，app-demo 是新的；scene demo 建立、
-// 加標籤、刪除 demo。四次 Reconcile；三次 status 寫入各以一次 generation 沒變的更新回來，全被
-// GenerationChangedPredicate 擋下，沒有一次換來 Reconcile。最後的 status 跟步驟 06 的 golden file 一樣。
+// 情境：README 的示範，跟步驟 06 的同一個情境：before 已經在，app-demo 是步驟 06 留下的樣子（數到 before）；
+// scene demo 建立、加標籤、刪除 demo。四次 Reconcile（第一次什麼都不寫）；兩次 status 寫入各以一次
+// generation 沒變的更新回來，全被 GenerationChangedPredicate 擋下，沒有一次換來 Reconcile。
+// 最後的 status 跟步驟 06 的 golden file 一樣。
 //
 // The story: the README's demo, step 06's scene: before exists, app-demo is
-// new; scene demo creates, labels and deletes demo. Four Reconciles; each of
-// the three status writes comes back as an update with the same generation,
-// and GenerationChangedPredicate drops all three: none buys a Reconcile. The
-// final status is step 06's golden file's.
+// as step 06 leaves it (counting before); scene demo creates, labels and
+// deletes demo. Four Reconciles (the first writes nothing); each of the two
+// status writes comes back as an update with the same generation, and
+// GenerationChangedPredicate drops both: neither buys a Reconcile. The final
+// status is step 06's golden file's.
 func TestDemo(t *testing.T) {
 	c := testenv.Realistic(t)
 	cs := c.Client()
