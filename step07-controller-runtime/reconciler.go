@@ -378,7 +378,7 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 		}()
 	}
 	err = mgr.Start(ctx)
-	show.Note(out, "manager stopped")
+	show.Note(out, "workers stopped; the manager has shut down")
 	return err
 }
 
