@@ -277,11 +277,8 @@ func podEvents(out io.Writer) predicate.Predicate {
 // (one per type), and its client reads from the cache and writes to the API
 // server.
 func newManager(cfg *rest.Config, namespace string, opts options) (manager.Manager, error) {
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := labv1alpha1.AddToScheme(scheme); err != nil {
+	scheme, err := newScheme()
+	if err != nil {
 		return nil, err
 	}
 	id := leaseName(opts)
@@ -311,6 +308,18 @@ func newManager(cfg *rest.Config, namespace string, opts options) (manager.Manag
 		RetryPeriod:                   &retryPeriod,
 		Controller:                    config.Controller{MaxConcurrentReconciles: opts.workers, SkipNameValidation: new(true)},
 	})
+}
+
+// newScheme 是 client-go 的內建型別加上 PodTally：manager 的 client 靠它把 Go 型別對應到 GVK。
+//
+// newScheme is client-go's built-in types plus PodTally: the manager's
+// client maps Go types to GVKs with it.
+func newScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	return scheme, labv1alpha1.AddToScheme(scheme)
 }
 
 // setUp 把 TallyReconciler 接到 manager 上：For 是 tally（加上印出決定的 GenerationChangedPredicate），
