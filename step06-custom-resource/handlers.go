@@ -21,8 +21,10 @@ func (c *controller) tallyAdded(obj any) {
 		show.Line(c.out, "tallies", "OnAdd", "?", err.Error())
 		return
 	}
-	c.queue.Add(cache.MetaObjectToName(t))
+	// 先印再放：worker 可能立刻取走這個 key，它的那一行不該排在這一行前面。
+	// Print, then queue: a worker may take the key at once, and its line must not come before this one.
 	show.Line(c.out, "tallies", "OnAdd", show.Key(t), fmt.Sprintf("selector %q, generation %d: queued", t.Spec.Selector, t.Generation))
+	c.queue.Add(cache.MetaObjectToName(t))
 }
 
 // tallyUpdated 用 generation 過濾。控制器自己寫 status 之後，這個寫入會以一次更新回來：resourceVersion 變了，
@@ -47,8 +49,8 @@ func (c *controller) tallyUpdated(oldObj, newObj any) {
 		show.Line(c.out, "tallies", "OnUpdate", show.Key(t), fmt.Sprintf("generation %d unchanged (%s): skipped", t.Generation, statusChange(old, t)))
 		return
 	}
-	c.queue.Add(cache.MetaObjectToName(t))
 	show.Line(c.out, "tallies", "OnUpdate", show.Key(t), fmt.Sprintf("generation %d -> %d, selector %q -> %q: queued", old.Generation, t.Generation, old.Spec.Selector, t.Spec.Selector))
+	c.queue.Add(cache.MetaObjectToName(t))
 }
 
 // tallyDeleted 也放進佇列：worker 在 lister 裡找不到它，就知道它被刪除了。
@@ -61,8 +63,8 @@ func (c *controller) tallyDeleted(obj any) {
 		show.Line(c.out, "tallies", "OnDelete", "?", err.Error())
 		return
 	}
-	c.queue.Add(key)
 	show.Line(c.out, "tallies", "OnDelete", key.String(), "queued")
+	c.queue.Add(key)
 }
 
 // podChanged 把選中這個 Pod 的每一個 tally 放進佇列；更新時，新舊標籤任一邊選中都算，
@@ -109,6 +111,7 @@ func (c *controller) podChanged(what string, oldObj, obj any) {
 		return
 	}
 	var queued []string
+	var keys []cache.ObjectName
 	for _, t := range ts {
 		sel, err := labels.Parse(t.Spec.Selector)
 		if err != nil {
@@ -116,7 +119,7 @@ func (c *controller) podChanged(what string, oldObj, obj any) {
 			continue
 		}
 		if slices.ContainsFunc(sets, func(s labels.Set) bool { return sel.Matches(s) }) {
-			c.queue.Add(cache.MetaObjectToName(t))
+			keys = append(keys, cache.MetaObjectToName(t))
 			queued = append(queued, t.Name)
 		}
 	}
@@ -126,6 +129,9 @@ func (c *controller) podChanged(what string, oldObj, obj any) {
 		return
 	}
 	show.Line(c.out, "pods", what, show.Key(pod), detail+": queued tally "+strings.Join(queued, ", "))
+	for _, key := range keys {
+		c.queue.Add(key)
+	}
 }
 
 func cmpErr(errs ...error) error {

@@ -95,6 +95,10 @@ func (c *controller) sync(ctx context.Context, worker string, key cache.ObjectNa
 		// 這一行在寫入之前印：寫入造成的那次更新（tallies OnUpdate）一定排在它後面。
 		// This line is printed before the write: the update the write causes (tallies OnUpdate) always comes after it.
 		change := fmt.Sprintf("UpdateStatus: count %d -> %d", base.Status.Count, want.Count)
+		if base != cached && attempt == 1 {
+			// --stale-write：左邊的數字是留著的那份舊副本上的。 / --stale-write: the number on the left is the kept old copy's.
+			change = fmt.Sprintf("UpdateStatus from the kept copy: count %d -> %d", base.Status.Count, want.Count)
+		}
 		if base.Status.ObservedGeneration != want.ObservedGeneration {
 			change += fmt.Sprintf(", observedGeneration %d -> %d", base.Status.ObservedGeneration, want.ObservedGeneration)
 		}

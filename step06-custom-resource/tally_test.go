@@ -258,7 +258,7 @@ func TestStaleWrites(t *testing.T) {
 		testenv.CreatePod(t, c.Client(), ns, "two", map[string]string{"app": "demo"})
 		tallyStatus(t, c, ns, "app-demo", "count 2", countIs(2))
 		testenv.WantOrder(t, out.String(),
-			"worker1  status    "+ns+"/app-demo ", "UpdateStatus: count 0 -> 2",
+			"worker1  status    "+ns+"/app-demo ", "UpdateStatus from the kept copy: count 0 -> 2",
 			"worker1  conflict  "+ns+"/app-demo ", "reading it again from the API server",
 			"worker1  status    "+ns+"/app-demo ", "UpdateStatus: count 1 -> 2")
 		if out.Count("FAILED") != 0 {
