@@ -2,26 +2,22 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"runtime"
-	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
 // benchPods 是基準測試快取的 Pod 數目，跟步驟 05 的相同。 / benchPods is how many pods the benchmark caches, as in step 05.
 const benchPods = 1000
 
-// BenchmarkCachedPodHeap 延伸步驟 05 的同名基準測試：同樣 1000 個 Pod（跟 scene.sh create 建立的一樣），
+// BenchmarkCachedPodHeap 延伸步驟 05 的同名基準測試：同樣 1000 個 Pod（testenv.ManyPods 用 scene.sh create 的方式建立），
 // 量三種快取每個 Pod 占多少堆積：型別化的 informer、加上丟掉 managedFields 的 Transform、以及 metadata-only。
 // 每一輪建立新的工廠、等同步、垃圾回收之後量 HeapAlloc 增加多少，再除以 Pod 數。
 //
@@ -36,11 +32,9 @@ const benchPods = 1000
 func BenchmarkCachedPodHeap(b *testing.B) {
 	c := testenv.Plain(b)
 	ns := c.Namespace(b)
-	cfg := c.Config()
-	cfg.QPS, cfg.Burst = 500, 1000
-	cs := kubernetes.NewForConfigOrDie(cfg)
-	meta := metadata.NewForConfigOrDie(cfg)
-	createPods(b, cs, ns, benchPods)
+	cs := c.Client()
+	meta := metadata.NewForConfigOrDie(c.Config())
+	testenv.ManyPods(b, c, ns, benchPods)
 
 	stripManagedFields := func(obj any) (any, error) {
 		if m, ok := obj.(metav1.Object); ok {
@@ -103,29 +97,4 @@ func heapPerPod(b *testing.B, start func(ctx context.Context) (cache.SharedIndex
 	cancel()
 	shutdown()
 	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / benchPods
-}
-
-// createPods 以 20 個 goroutine 建立 n 個 Pod。 / createPods creates n pods from 20 goroutines.
-func createPods(b *testing.B, cs kubernetes.Interface, ns string, n int) {
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	names := make(chan string, n)
-	for i := range n {
-		names <- fmt.Sprintf("pod-%04d", i)
-	}
-	close(names)
-	for range 20 {
-		wg.Go(func() {
-			for name := range names {
-				if _, err := scene.Create(context.Background(), cs, ns, name, map[string]string{"app": "bench"}); err != nil {
-					errs <- err
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
 }
