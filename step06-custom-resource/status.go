@@ -68,7 +68,7 @@ func (c *controller) sync(ctx context.Context, worker string, key cache.ObjectNa
 		return err
 	}
 	want, summary := c.count(cached)
-	if statusEqual(cached.Status, want) {
+	if labv1alpha1.SameStatus(cached.Status, want) {
 		show.Line(c.out, worker, "sync", key.String(), summary+"; status up to date, nothing to write")
 		return nil
 	}
@@ -183,23 +183,6 @@ func (c *controller) remembered(key cache.ObjectName, cached *labv1alpha1.PodTal
 	return cached
 }
 
-// statusEqual 比較兩個 status，不看條件的 lastTransitionTime（每次算出來的都是現在）。
-//
-// statusEqual compares two statuses, ignoring the conditions'
-// lastTransitionTime (each computed one says now).
-func statusEqual(a, b labv1alpha1.PodTallyStatus) bool {
-	if a.ObservedGeneration != b.ObservedGeneration || a.Count != b.Count || !slices.Equal(a.Pods, b.Pods) || len(a.Conditions) != len(b.Conditions) {
-		return false
-	}
-	for i := range a.Conditions {
-		x, y := a.Conditions[i], b.Conditions[i]
-		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message || x.ObservedGeneration != y.ObservedGeneration {
-			return false
-		}
-	}
-	return true
-}
-
 // statusChange 描述一次只改了 status 的更新。 / statusChange describes an update that changed only status.
 func statusChange(old, t *labv1alpha1.PodTally) string {
 	if old.ResourceVersion == t.ResourceVersion {
@@ -208,7 +191,7 @@ func statusChange(old, t *labv1alpha1.PodTally) string {
 	if old.Status.Count != t.Status.Count {
 		return fmt.Sprintf("status count %d -> %d", old.Status.Count, t.Status.Count)
 	}
-	if !statusEqual(old.Status, t.Status) {
+	if !labv1alpha1.SameStatus(old.Status, t.Status) {
 		return "status changed"
 	}
 	return "metadata changed"

@@ -69,7 +69,7 @@ func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	if statusEqual(t.Status, want) {
+	if labv1alpha1.SameStatus(t.Status, want) {
 		show.Line(r.Out, "podtally", "Reconcile", key, summary+"; status up to date, nothing to write")
 		return reconcile.Result{RequeueAfter: r.Recount}, nil
 	}
@@ -158,18 +158,4 @@ func (r *TallyReconciler) tallyFor(ctx context.Context, pod client.Object) []rec
 		}
 	}
 	return reqs
-}
-
-// statusEqual 跟步驟 06 的一樣：不看條件的 lastTransitionTime。 / statusEqual is step 06's: it ignores lastTransitionTime.
-func statusEqual(a, b labv1alpha1.PodTallyStatus) bool {
-	if a.ObservedGeneration != b.ObservedGeneration || a.Count != b.Count || !slices.Equal(a.Pods, b.Pods) || len(a.Conditions) != len(b.Conditions) {
-		return false
-	}
-	for i := range a.Conditions {
-		x, y := a.Conditions[i], b.Conditions[i]
-		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message || x.ObservedGeneration != y.ObservedGeneration {
-			return false
-		}
-	}
-	return true
 }

@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -80,4 +82,23 @@ type PodTallyList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 
 	Items []PodTally `json:"items"`
+}
+
+// SameStatus 比較兩個 status，不看條件的 lastTransitionTime（每次算出來的都是現在）：步驟 06 與 07 的控制器
+// 靠它決定要不要寫。
+//
+// SameStatus compares two statuses, ignoring the conditions'
+// lastTransitionTime (a freshly computed one always says now): the
+// controllers of steps 06 and 07 decide with it whether to write.
+func SameStatus(a, b PodTallyStatus) bool {
+	if a.ObservedGeneration != b.ObservedGeneration || a.Count != b.Count || !slices.Equal(a.Pods, b.Pods) || len(a.Conditions) != len(b.Conditions) {
+		return false
+	}
+	for i := range a.Conditions {
+		x, y := a.Conditions[i], b.Conditions[i]
+		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message || x.ObservedGeneration != y.ObservedGeneration {
+			return false
+		}
+	}
+	return true
 }
