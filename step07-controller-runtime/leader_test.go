@@ -64,6 +64,10 @@ func TestLeaderElection(t *testing.T) {
 	b.out.Wait(t, 1, "trace: GET /api/v1/namespaces/"+ns+"/pods?", "watch=true -> 200")
 	testenv.CreatePod(t, c.Client(), ns, "one", map[string]string{"app": "demo"})
 	a.out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ", "UpdateStatus: count 0 -> 1")
+	// Reconcile 先印出要寫什麼，才寫；殺掉 a 之前要等那次寫入真的到了 API server，否則 b 會從 0 開始數。
+	// Reconcile prints what it will write before it writes; before a is killed, the write must have reached the API
+	// server, or b would count from 0.
+	waitTally(t, c, ns, "app-demo", "count 1", func(p *labv1alpha1.PodTally) bool { return p.Status.Count == 1 })
 	// b 的處理函式與 predicate 屬於控制器，控制器只在 leader 裡啟動：b 什麼都不印，也不 reconcile。
 	// b's handlers and predicates belong to the controller, which starts only in the leader: b prints nothing and
 	// does not reconcile.
