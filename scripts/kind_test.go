@@ -269,7 +269,7 @@ func startOnKind(t *testing.T, l *lab, step string) (*testenv.Output, <-chan str
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out := &testenv.Output{}
-	cmd := exec.Command(bin, "--kubeconfig", l.kubeconfig)
+	cmd := testenv.Command(bin, "--kubeconfig", l.kubeconfig)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"reflect"
 	"sort"
 	"strings"
@@ -307,7 +306,7 @@ func TestSaysWhenTheAPIServerGoesAway(t *testing.T) {
 	cs, ns := c.Client(), c.Namespace(t)
 	bin := testenv.Build(t)
 	out := &testenv.Output{}
-	cmd := exec.Command(bin, "--kubeconfig", c.Kubeconfig(t), "-n", ns)
+	cmd := testenv.Command(bin, "--kubeconfig", c.Kubeconfig(t), "-n", ns)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

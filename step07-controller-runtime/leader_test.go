@@ -21,7 +21,7 @@ type replica struct {
 func startReplica(t *testing.T, bin string, args ...string) *replica {
 	t.Helper()
 	r := &replica{out: &testenv.Output{}, done: make(chan struct{})}
-	r.cmd = exec.Command(bin, args...)
+	r.cmd = testenv.Command(bin, args...)
 	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)

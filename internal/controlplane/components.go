@@ -293,7 +293,7 @@ func startComponent(path, name, logs string, verbose bool, args ...string) (*com
 		out = io.MultiWriter(log, os.Stderr)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = dieWithParent()
+	cmd.SysProcAttr = DieWithParent()
 	if err := cmd.Start(); err != nil {
 		_ = log.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)

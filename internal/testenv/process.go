@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-walkthrough/informer-walkthrough/internal/controlplane"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
 )
 
@@ -67,7 +68,7 @@ func removeBuilds() {
 func Interrupt(t testing.TB, bin, ready string, args ...string) string {
 	t.Helper()
 	out := &Output{}
-	cmd := exec.Command(bin, args...)
+	cmd := Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func InterruptLive(t testing.TB, bin, ready string, args ...string) {
 	t.Helper()
 	record := filepath.Join(t.TempDir(), "run.jsonl")
 	stdout, stderr := &Output{}, &Output{}
-	cmd := exec.Command(bin, append([]string{"--ui", "--record", record}, args...)...)
+	cmd := Command(bin, append([]string{"--ui", "--record", record}, args...)...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -168,7 +169,7 @@ func InterruptLive(t testing.TB, bin, ready string, args ...string) {
 func Fails(t testing.TB, bin, want string, args ...string) {
 	t.Helper()
 	var stderr strings.Builder
-	cmd := exec.Command(bin, args...)
+	cmd := Command(bin, args...)
 	cmd.Stderr = &stderr
 	err := cmd.Run()
 	if err == nil {
@@ -178,4 +179,16 @@ func Fails(t testing.TB, bin, want string, args ...string) {
 	if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, want) {
 		t.Fatalf("%v: stderr = %q; want one line containing %q", args, msg, want)
 	}
+}
+
+// Command 像 exec.Command，但子行程在測試行程死掉時跟著收到 SIGKILL（Linux），所以 go test 逾時
+// panic 也不會留下還在重試的步驟。
+//
+// Command is exec.Command, except that the child gets SIGKILL when the test
+// process dies (on Linux), so that a go test timeout panic leaves no step
+// behind retrying.
+func Command(bin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = controlplane.DieWithParent()
+	return cmd
 }
