@@ -9,10 +9,12 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apiextensionsv1client "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/typed/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	watchtools "k8s.io/client-go/tools/watch"
 	"sigs.k8s.io/yaml"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
@@ -45,23 +47,24 @@ func wantCRD() *apiextensionsv1.CustomResourceDefinition {
 }
 
 // ensureCRD 在 CRD 不存在時安裝它，然後等它 Established：在那之前，API server 還不提供
-// /apis/lab.informer-walkthrough.github.io/v1alpha1，informer 的第一個 LIST 會得到 404。
-// 已經存在時，形狀（群組、名稱、範圍、v1alpha1 的 schema 與 status 子資源）必須跟這一步的相同，
+// /apis/lab.informer-walkthrough.github.io/v1alpha1，informer 的第一個請求（WatchList 的 watch，退回時的 LIST）
+// 會得到 404。已經存在時，形狀（群組、名稱、範圍、v1alpha1 的 schema 與 status 子資源）必須跟這一步的相同，
 // 否則說出哪裡不同就停下：這一步不覆寫別人的 CRD。
 //
 // ensureCRD installs the CRD when it is missing, then waits until it is
 // Established: until then the API server does not serve
 // /apis/lab.informer-walkthrough.github.io/v1alpha1 and an informer's first
-// LIST gets a 404. When it exists, its shape (group, names, scope, and
-// v1alpha1's schema and status subresource) must be this step's, or it stops
-// and says what differs: this step does not overwrite someone else's CRD.
+// request (the WatchList watch, or the LIST it falls back to) gets a 404. When
+// it exists, its shape (group, names, scope, and v1alpha1's schema and status
+// subresource) must be this step's, or it stops and says what differs: this
+// step does not overwrite someone else's CRD.
 func ensureCRD(ctx context.Context, cs apiextensions.Interface, out io.Writer) error {
 	want := wantCRD()
 	crds := cs.ApiextensionsV1().CustomResourceDefinitions()
 	got, err := crds.Get(ctx, want.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		if _, err = crds.Create(ctx, want, metav1.CreateOptions{}); err != nil {
+		if got, err = crds.Create(ctx, want, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("the API server refused CRD %s: %v; a cluster admin can apply %s", want.Name, err, crdManifest)
 		}
 		show.Note(out, "installed CRD %s; waiting until it is Established", want.Name)
@@ -73,25 +76,56 @@ func ensureCRD(ctx context.Context, cs apiextensions.Interface, out io.Writer) e
 		}
 		show.Note(out, "CRD %s is already installed", want.Name)
 	}
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, establishTimeout, true, func(ctx context.Context) (bool, error) {
-		got, err := crds.Get(ctx, want.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		for _, c := range got.Status.Conditions {
-			if c.Type == apiextensionsv1.NamesAccepted && c.Status == apiextensionsv1.ConditionFalse {
-				return false, fmt.Errorf("names not accepted: %s", c.Message)
-			}
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil && ctx.Err() == nil {
+	if err := waitEstablished(ctx, crds, got); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("CRD %s did not become Established: %v", want.Name, err)
 	}
+	return ctx.Err()
+}
+
+// waitEstablished 從 got 的 resourceVersion 開始 watch 這一個 CRD，直到 Established。用 watch 而不是
+// 每隔一段時間 GET 一次：不會錯過、不會白等，請求的次數也固定（即時頁面的計數因此每次都一樣）。
+//
+// waitEstablished watches this one CRD from got's resourceVersion until it
+// is Established. A watch rather than a GET every so often: it misses
+// nothing, waits no longer than needed, and makes a fixed number of requests
+// (so the live page's counts are the same every run).
+func waitEstablished(ctx context.Context, crds apiextensionsv1client.CustomResourceDefinitionInterface, got *apiextensionsv1.CustomResourceDefinition) error {
+	if done, err := established(got); done || err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, establishTimeout)
+	defer cancel()
+	w, err := crds.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + got.Name, ResourceVersion: got.ResourceVersion})
+	if err != nil {
+		return err
+	}
+	_, err = watchtools.UntilWithoutRetry(ctx, w, func(ev watch.Event) (bool, error) {
+		if ev.Type == watch.Error {
+			return false, apierrors.FromObject(ev.Object)
+		}
+		crd, ok := ev.Object.(*apiextensionsv1.CustomResourceDefinition)
+		if !ok {
+			return false, fmt.Errorf("unexpected %T in the watch", ev.Object)
+		}
+		return established(crd)
+	})
 	return err
+}
+
+// established 看 CRD 的 conditions：Established 為 True 就完成；名稱被拒（NamesAccepted 為 False）是錯誤。
+//
+// established reads the CRD's conditions: done once Established is True; names
+// not accepted (NamesAccepted False) is an error.
+func established(crd *apiextensionsv1.CustomResourceDefinition) (bool, error) {
+	for _, c := range crd.Status.Conditions {
+		if c.Type == apiextensionsv1.NamesAccepted && c.Status == apiextensionsv1.ConditionFalse {
+			return false, fmt.Errorf("names not accepted: %s", c.Message)
+		}
+		if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // shapeDiff 說出叢集上的 CRD 跟這一步的哪裡不同；相同時回傳空字串。

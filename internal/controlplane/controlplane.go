@@ -21,10 +21,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // BinDirEnv 指向已建置好的 etcd 與 kube-apiserver 所在目錄，用來略過快取。
@@ -274,6 +276,11 @@ func Start(opts Options) (*ControlPlane, error) {
 		ControlPlaneStartTimeout: 60 * time.Second,
 		ControlPlaneStopTimeout:  30 * time.Second,
 	}
+	// envtest 用 controller-runtime 的 logger 寫幾行訊息；沒設定的話，30 秒後它會在 stderr 抱怨並印一段 stack。
+	// 叢集自己的輸出由 Verbose 控制，這幾行不需要。
+	// envtest logs a few lines through controller-runtime's logger; left unset, it complains on stderr with a stack
+	// after 30 seconds. The cluster's own output is Verbose's business; these lines are not needed.
+	ctrllog.SetLogger(logr.Discard())
 	started := time.Now()
 	cfg, err := cp.env.Start()
 	if err != nil {
