@@ -29,7 +29,7 @@ func (c *controller) tallyAdded(obj any) {
 
 // tallyUpdated 用 generation 過濾。控制器自己寫 status 之後，這個寫入會以一次更新回來：resourceVersion 變了，
 // generation 沒變（有 status 子資源時，只有 spec 的變化會讓 API server 把 generation 加一）。
-// 比 resourceVersion 是錯的測試：每一次寫入都會改它，包括我們自己的 status，所以每次寫 status
+// 比對 resourceVersion 是錯的判斷依據：每一次寫入都會改它，包括我們自己的 status，所以每次寫 status
 // 都會換來一次多餘的同步；它唯一擋得住的是 resync。
 //
 // tallyUpdated filters by generation. After the controller writes status,

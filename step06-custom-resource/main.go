@@ -43,7 +43,7 @@ func main() {
 }
 
 // pipeline 是這一步在即時頁面（--ui）上的階段：兩個 informer 餵同一個 workqueue，worker 寫回 status。
-// 兩個 informer 的佇列深度只有具名的 informer 才有（產生的那一個）；metadata 與 dynamic 的 informer
+// 只有具名的 informer（產生的那一個）會回報佇列深度；metadata 與 dynamic 的 informer
 // 沒有 InformerName 選項，所以頁面畫成不透明、沒有深度。
 //
 // pipeline is this step's stages on the live page (--ui): two informers

@@ -1,6 +1,6 @@
 package main
 
-// 這個檔案是第 06 章「範圍」練習的答案（go test 執行它們）。控制器本身不用它們。
+// 這個檔案是第 6 章「範圍」練習的答案（go test 執行它們）。控制器本身不用它們。
 //
 // This file holds the answers to chapter 06's scoping exercises (go test
 // runs them). The controller itself does not use them.
@@ -19,7 +19,7 @@ import (
 
 // factoryPerNamespace 是「好幾個 namespace」的第一個答案：每個 namespace 一個工廠，各自一條 watch，
 // 只快取那些 namespace 的 Pod；RBAC 只要每個 namespace 的 Role。代價：namespace 越多，連線越多，
-// 而且清單是固定的，新的 namespace 要重建工廠。
+// 而且清單是固定的，多一個 namespace 就要再建一個工廠。
 //
 // factoryPerNamespace is the first answer to "several namespaces": one
 // factory per namespace, one watch each, caching only those namespaces' pods;

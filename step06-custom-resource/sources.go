@@ -110,7 +110,7 @@ func newDynamic(client dynamic.Interface, namespace string) *dynamicTallies {
 func (d *dynamicTallies) informer() cache.SharedIndexInformer { return d.inf }
 func (d *dynamicTallies) start(ctx context.Context)           { d.factory.Start(ctx.Done()) }
 
-// toTally 把 unstructured 轉成型別化的 PodTally。轉換讀的是 JSON 欄位名稱；欄位不符（例如 count 是字串）
+// toTally 把 unstructured 轉成型別化的 PodTally。轉換讀的是 JSON 欄位名稱；欄位型別不符（例如 count 是字串）
 // 會得到錯誤，而不是默默變成零值。
 //
 // toTally converts unstructured into a typed PodTally. The conversion goes

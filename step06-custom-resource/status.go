@@ -17,7 +17,7 @@ import (
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 )
 
-// processNextItem 跟步驟 04、05 的一樣：取出、同步、依結果 Forget 或限速重排；Done 一定要呼叫。
+// processNextItem 跟步驟 04、05 的一樣：取出、同步、依結果 Forget 或以限速的方式重新排入佇列；Done 一定要呼叫。
 //
 // processNextItem is steps 04 and 05's: take, sync, then Forget or requeue
 // rate-limited; Done is always called.
@@ -115,7 +115,7 @@ func (c *controller) sync(ctx context.Context, worker string, key cache.ObjectNa
 	return write()
 }
 
-// count 算出 tally 該有的 status，以及給輸出用的一句摘要。選擇器解析失敗時，status 的 Ready 條件為
+// count 算出 tally 該有的 status，以及給輸出用的一句摘要。選擇器解析失敗時，status 的 Ready condition 為
 // False、原因 BadSelector，控制器照常運作。
 //
 // count works out the status a tally should have, and a summary for the

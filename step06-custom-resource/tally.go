@@ -98,7 +98,7 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 	return runController(ctx, source, metaClient, namespace, opts, out)
 }
 
-// ensureDemoTally 建立 PodTally app-demo（選 app=demo），讓 scripts/scene.sh demo 的 Pod 有人數。
+// ensureDemoTally 建立 PodTally app-demo（選 app=demo），讓 scripts/scene.sh demo 建立的 Pod 有 tally 來數。
 // 這是使用者的動作（寫 spec），不是控制器的：控制器從不寫 spec。
 //
 // ensureDemoTally creates the PodTally app-demo (selecting app=demo), so the
@@ -126,12 +126,13 @@ func ensureDemoTally(ctx context.Context, client versioned.Interface, namespace 
 // runController wires both informers' handlers, starts them in order, and
 // starts the workers only once both have synced.
 func runController(ctx context.Context, source tallies, metaClient metadata.Interface, namespace string, opts options, out io.Writer) error {
-	// Pod 的 informer 只看 metadata：Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1。
-	// 快取裡每個 Pod 只有名字、標籤、annotation、ownerReferences 這些，沒有 spec 與 status。
-	// The pod informer sees metadata only: Accept:
-	// application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1. The
-	// cache holds each pod's name, labels, annotations, ownerReferences and
-	// the like, no spec and no status.
+	// Pod 的 informer 只看 metadata：它的請求要的是 as=PartialObjectMetadataList（LIST）與
+	// as=PartialObjectMetadata（WATCH），protobuf 優先。快取裡每個 Pod 只有名字、標籤、annotation、
+	// ownerReferences 這些，沒有 spec 與 status。
+	// The pod informer sees metadata only: its requests accept
+	// as=PartialObjectMetadataList (LIST) and as=PartialObjectMetadata (WATCH),
+	// protobuf first. The cache holds each pod's name, labels, annotations,
+	// ownerReferences and the like, no spec and no status.
 	podFactory := metadatainformer.NewFilteredSharedInformerFactory(metaClient, 0, namespace, nil)
 	podInformer := podFactory.ForResource(podsGVR)
 	c := &controller{

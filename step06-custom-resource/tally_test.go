@@ -165,7 +165,7 @@ func TestDynamicSeesTheSameEvents(t *testing.T) {
 		playScene(t, c, ns, out)
 		var lines []string
 		for line := range strings.Lines(out.String()) {
-			// 說明用的三種行不比：哪一次安裝了 CRD 看測試的順序，哪一種 informer 是刻意不同的。
+			// 說明用的三行不比：哪一次安裝了 CRD 看測試的順序，哪一種 informer 是刻意不同的。
 			// Three lines of narration are left out: which run installed the CRD depends on test order, and the informer differs on purpose.
 			if !strings.HasPrefix(line, "-- tallies in namespace") && !strings.HasPrefix(line, "-- installed CRD") && !strings.HasPrefix(line, "-- CRD ") {
 				lines = append(lines, strings.ReplaceAll(line, ns, "NS"))
@@ -225,8 +225,8 @@ func TestSpecChangesAndBadSelectors(t *testing.T) {
 	tallyStatus(t, c, ns, "app-demo", "count 1 (db)", countIs(1))
 }
 
-// 情境：--stale-write 從記住的舊副本寫 status：第一次成功，之後每次都是 409 Conflict，重排也救不了
-// （重排之後讀的還是同一份舊副本），五次之後放棄，伺服器上的數字是錯的。加上 --retry-on-conflict：
+// 情境：--stale-write 從記住的舊副本寫 status：第一次成功，之後每次都是 409 Conflict，重新排入佇列也救不了
+// （重新排入之後讀的還是同一份舊副本），五次之後放棄，伺服器上的數字是錯的。加上 --retry-on-conflict：
 // 衝突一次，從 API server 重新讀，寫入成功。
 //
 // The story: --stale-write writes status from a remembered old copy: the

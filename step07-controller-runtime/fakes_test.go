@@ -1,7 +1,7 @@
 package main
 
-// 這個檔案是第 07 章「測試你自己的控制器」的實例：同一個呼叫，分別對假的 clientset（或 controller-runtime
-// 的假 client）與真正的 API server 做，斷言兩邊各做了什麼。每一個測試都是一個只靠假物件的測試會說謊的地方。
+// 這個檔案是第 7 章「測試你自己的控制器」的實例：同一個呼叫，分別對假的 clientset（或 controller-runtime
+// 的假 client）與真正的 API server 做，斷言兩邊各做了什麼。每一個測試，都是只用假物件測試時會被騙過的地方。
 //
 // This file is chapter 07's "testing your own controller" made concrete:
 // the same call made against a fake clientset (or controller-runtime's fake
@@ -58,7 +58,7 @@ func staleUpdate(t *testing.T, cs versioned.Interface, ns string) error {
 	return err
 }
 
-// 情境：從舊副本更新。真正的 API server 回 409 Conflict；產生的假 clientset 照單全收，後寫的蓋掉先寫的：
+// 情境：從舊副本更新。真正的 API server 回 409 Conflict；產生的假的 clientset 照單全收，後寫的蓋掉先寫的：
 // 只用它測試的控制器，永遠不會走到處理衝突的那段程式。
 //
 // The story: an update from a stale copy. The real API server answers 409
@@ -77,8 +77,8 @@ func TestFakeHasNoConflicts(t *testing.T) {
 }
 
 // 情境：產生的 informer 在真正的 API server 上用 WatchList（一條 sendInitialEvents=true 的 watch，沒有 LIST）；
-// 在假 clientset 上，假 clientset 宣告自己不支援 WatchList 語意，informer 退回 LIST 再 watch。
-// 用假的測 informer，測不到學習者在真實叢集上走的那條路。
+// 在假的 clientset 上，由於它宣告自己不支援 WatchList 語意，informer 退回 LIST 再 watch。
+// 用假的測 informer，測不到 informer 在真實叢集上走的那條路。
 //
 // The story: the generated informer on a real API server uses WatchList (one
 // watch with sendInitialEvents=true, no LIST); on the fake clientset, which
@@ -123,7 +123,7 @@ func TestFakeTurnsWatchListOff(t *testing.T) {
 	}
 }
 
-// 情境：欄位選擇器 metadata.name。真正的 API server 只回那一個 Pod；client-go 的假 clientset 不理會欄位
+// 情境：欄位選擇器 metadata.name。真正的 API server 只回那一個 Pod；client-go 的假的 clientset 不理會欄位
 // 選擇器，兩個都回；controller-runtime 的假 client 沒有對應的索引就拒絕。
 //
 // The story: the field selector metadata.name. The real API server returns
@@ -162,7 +162,7 @@ func TestFakeFieldSelectors(t *testing.T) {
 	}
 }
 
-// 情境：status 子資源。真正的 API server 上，主資源的 Update 不改 status；假 clientset 兩個都改。
+// 情境：status 子資源。真正的 API server 上，主資源的 Update 不改 status；假的 clientset 兩個都改。
 //
 // The story: the status subresource. On the real API server an Update of
 // the main resource leaves status alone; the fake clientset changes both.
@@ -199,7 +199,7 @@ func TestFakeStatusSubresource(t *testing.T) {
 }
 
 // 情境：擁有者被刪除。真正的叢集裡，kube-controller-manager 的垃圾回收器刪掉帶著 ownerReference 的
-// 依附物件；假 clientset 沒有垃圾回收器，依附物件永遠留著。
+// 從屬物件；假的 clientset 沒有垃圾回收器，從屬物件永遠留著。
 //
 // The story: an owner is deleted. In a real cluster kube-controller-manager's
 // garbage collector deletes the dependent that carries an ownerReference; the

@@ -82,7 +82,7 @@ func TestLeaderElection(t *testing.T) {
 	<-a.done
 	b.out.Wait(t, 1, "elected leader")
 	// 最壞的情況：leader 剛續約就被殺；b 最晚在下一次嘗試時才看到那次續約，從看到的那一刻起再等整整
-	// 一個租約期限，然後最晚在再下一次嘗試時取得。嘗試的間隔是 retry 加上最多 120% 的隨機抖動
+	// 一個租約期限，然後最晚在再下一次嘗試時取得 Lease。嘗試的間隔是 retry 加上最多 120 % 的隨機抖動
 	// （client-go leaderelection 的 JitterFactor 1.2），retry 是 lease/5。
 	// At worst the leader renewed just before it died; b sees that renewal at its next try at the latest, waits a
 	// full lease duration from when it saw it, and takes the Lease at the try after that at the latest. Tries are a

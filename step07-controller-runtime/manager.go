@@ -145,7 +145,7 @@ func newManager(cfg *rest.Config, namespace string, opts options) (manager.Manag
 		Cache: cache.Options{
 			// 步驟 05 的 WithNamespace：每種型別都只看這個 namespace。 / Step 05's WithNamespace: every type watches this namespace only.
 			DefaultNamespaces: map[string]cache.Config{namespace: {}},
-			// 步驟 05 的 WithTransform：丟掉 managedFields，套用到每種型別。 / Step 05's WithTransform, for every type.
+			// 步驟 05 的 WithTransform：丟掉 managedFields，套用到每種型別。 / Step 05's WithTransform, dropping managedFields, for every type.
 			DefaultTransform: cache.TransformStripManagedFields(),
 			// ByObject 讓一種型別有自己的範圍（namespace、標籤或欄位選擇器）；這裡把 tally 的 namespace 寫明。
 			// ByObject gives one type a scope of its own (namespaces, a label or field selector); here it spells out the tallies'.
@@ -178,7 +178,7 @@ func newScheme() (*runtime.Scheme, error) {
 	return scheme, labv1alpha1.AddToScheme(scheme)
 }
 
-// setUp 把 TallyReconciler 接到 manager 上：For 是 tally（加上印出決定的 GenerationChangedPredicate），
+// setUp 把 TallyReconciler 接到 manager 上：For 是 tally（加上會把判斷印出來的 GenerationChangedPredicate），
 // Watches 是只看 metadata 的 Pod，透過 map 函式變成 tally 的 Request。
 //
 // setUp wires TallyReconciler into the manager: For the tally (with the

@@ -35,15 +35,15 @@ type TallyReconciler struct {
 	Recount   time.Duration
 	Out       io.Writer
 	// Ready 在「caches synced」那一行印出之後關閉。Reconcile 先等它，只是為了讓輸出的順序固定：
-	// controller 本來就要等處理函式同步之後才啟動 worker，那一刻快取早已同步。
+	// 控制器本來就要等處理函式同步之後才啟動 worker，那一刻快取早已同步。
 	// Ready is closed once the "caches synced" line is printed. Reconcile waits for it only so that the output
 	// has a fixed order: the controller starts its workers only after its handlers have synced, and by then the
 	// caches have long synced.
 	Ready <-chan struct{}
 }
 
-// Reconcile 讀出 tally，從 metadata-only 的快取數出符合的 Pod，算出該有的 status；不同時先印一行再寫，
-// 寫入造成的更新事件因此一定排在這一行之後。選擇器解析失敗不是錯誤：寫進 Ready 條件，不重試。
+// Reconcile 讀出 tally，從 metadata-only 的快取數出符合的 Pod，算出該有的 status；與現有的不同時，先印一行再寫，
+// 寫入造成的更新事件因此一定排在這一行之後。選擇器解析失敗不是錯誤：寫進 Ready condition，不重試。
 //
 // Reconcile reads the tally, counts the matching pods in the metadata-only
 // cache and works out the status it should have; when that differs, it
@@ -96,7 +96,7 @@ func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		return r.Client.Status().Update(ctx, &t)
 	})
 	if err != nil {
-		// 有錯誤時 controller-runtime 不看 RequeueAfter：它用限速器重排。 / With an error, controller-runtime ignores RequeueAfter and requeues rate-limited.
+		// 有錯誤時 controller-runtime 不看 RequeueAfter：它以限速的方式重新排入佇列。 / With an error, controller-runtime ignores RequeueAfter and requeues rate-limited.
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{RequeueAfter: r.Recount}, nil

@@ -286,8 +286,8 @@ func TestBadSelectorAndSpecChange(t *testing.T) {
 	}
 }
 
-// 情境：manager 的 /metrics（綁在 127.0.0.1）有 controller-runtime 的 workqueue 與 reconcile 指標，
-// 沒有 reflector 的指標：controller-runtime v0.25.2 不註冊它們。
+// 情境：manager 的 /metrics（綁在 127.0.0.1）有 controller-runtime 的 workqueue 與 reconcile metrics，
+// 沒有 Reflector 的 metrics：controller-runtime v0.25.2 不註冊它們。
 //
 // The story: the manager's /metrics (bound to 127.0.0.1) has
 // controller-runtime's workqueue and reconcile metrics, and no reflector

@@ -84,7 +84,7 @@ type PodTallyList struct {
 	Items []PodTally `json:"items"`
 }
 
-// SameStatus 比較兩個 status，不看條件的 lastTransitionTime（每次算出來的都是現在）：步驟 06 與 07 的控制器
+// SameStatus 比較兩個 status，不看 condition 的 lastTransitionTime（每次算出來的都是現在）：步驟 06 與 07 的控制器
 // 靠它決定要不要寫。
 //
 // SameStatus compares two statuses, ignoring the conditions'
