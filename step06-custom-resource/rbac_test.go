@@ -93,14 +93,17 @@ func serviceAccountConfig(t *testing.T, c *testenv.Cluster, ns string, cr *rbacv
 	return &rest.Config{Host: admin.Host, TLSClientConfig: rest.TLSClientConfig{CAData: admin.CAData}, BearerToken: tok.Status.Token}
 }
 
-// 情境：控制器以一個 ServiceAccount 執行，它只綁了 rbac/controller.yaml 裡的權限：照常運作。
+// 情境：控制器以一個 ServiceAccount 執行，它只綁了 rbac/controller.yaml 裡的權限：示範用的 tally 由管理員先建立
+// （角色沒有 create；沒有 tally 時是一行錯誤），之後照常運作。
 // 拿掉 Pod 的 watch 動詞之後，client-go v0.37.2 的樣子是：串流式 watch 得到 403，退回 LIST（成功，
 // informer 因此同步、worker 啟動），接著的 WATCH 又是 403；Reflector 退避（第一次等 0.8 到 1.6 秒，每次加倍，最多 30 到 60 秒）
 // 之後再 LIST、再 WATCH、再 403，一直下去。變化只能靠下一次 LIST 到達：這就是學習者在真實叢集上
 // 遇到的 403 迴圈，log 每一輪印一次 "Failed to watch"。
 //
 // The story: the controller runs as a ServiceAccount bound to exactly what
-// rbac/controller.yaml grants, and works. With the watch verb removed from
+// rbac/controller.yaml grants: an admin creates the demo tally first (the
+// role has no create; without the tally it is one error line), and then it
+// works. With the watch verb removed from
 // pods, client-go v0.37.2 does this: the streaming watch gets 403, it falls
 // back to a LIST (which succeeds, so the informer syncs and the workers
 // start), and the WATCH after it gets 403 again; the Reflector backs off
@@ -116,12 +119,20 @@ func TestLeastPrivilege(t *testing.T) {
 
 	t.Run("exactly-the-role", func(t *testing.T) {
 		ns := c.Namespace(t)
+		cfg := serviceAccountConfig(t, c, ns, cr, role)
+		// 角色不能建立 tally：還沒有 app-demo 時，一行錯誤指出怎麼辦。 / The role may not create tallies: with no app-demo yet, one error says what to do.
+		err := run(t.Context(), cfg, ns, options{workers: 1, demoTally: true}, &testenv.Output{})
+		if err == nil || !strings.Contains(err.Error(), "is forbidden") || !strings.Contains(err.Error(), "--demo-tally=false") {
+			t.Fatalf("run as the ServiceAccount with no app-demo: err = %v; want the 403 and a hint at --demo-tally=false", err)
+		}
 		demo := &labv1alpha1.PodTally{ObjectMeta: metav1.ObjectMeta{Name: "app-demo", Namespace: ns}, Spec: labv1alpha1.PodTallySpec{Selector: "app=demo"}}
 		if _, err := tallyClient(t, c).LabV1alpha1().PodTallies(ns).Create(t.Context(), demo, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		cfg := serviceAccountConfig(t, c, ns, cr, role)
-		out := startStep(t, cfg, ns, options{retryOnConflict: true})
+		// 以學習者的預設旗標執行（--demo-tally 開著）：tally 已經在了，就照常運作。
+		// With a learner's default flags (--demo-tally on): the tally is there already, so it runs as usual.
+		out := startStep(t, cfg, ns, options{demoTally: true, retryOnConflict: true})
+		out.Wait(t, 1, "PodTally "+ns+"/app-demo is already there")
 		out.Wait(t, 1, "watching from there")
 		testenv.CreatePod(t, c.Client(), ns, "one", map[string]string{"app": "demo"})
 		tallyStatus(t, c, ns, "app-demo", "count 1, written by the ServiceAccount", countIs(1))

@@ -99,17 +99,28 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 }
 
 // ensureDemoTally 建立 PodTally app-demo（選 app=demo），讓 scripts/scene.sh demo 建立的 Pod 有 tally 來數。
-// 這是使用者的動作（寫 spec），不是控制器的：控制器從不寫 spec。
+// 這是使用者的動作（寫 spec），不是控制器的：控制器從不寫 spec，所以 rbac/controller.yaml 不給 create。
+// 以那個角色執行時，建立得到 403（授權在檢查物件存不存在之前），這時改用 GET 看 tally 是不是已經在了。
 //
 // ensureDemoTally creates the PodTally app-demo (selecting app=demo), so the
 // pods of scripts/scene.sh demo get counted. It acts as a user (it writes a
-// spec), not as the controller: the controller never writes spec.
+// spec), not as the controller: the controller never writes spec, so
+// rbac/controller.yaml grants no create. Run under that role, the create
+// gets 403 (authorization comes before the existence check), and a GET
+// tells whether the tally is there already.
 func ensureDemoTally(ctx context.Context, client versioned.Interface, namespace string, out io.Writer) error {
 	t := &labv1alpha1.PodTally{
 		ObjectMeta: metav1.ObjectMeta{Name: "app-demo", Namespace: namespace},
 		Spec:       labv1alpha1.PodTallySpec{Selector: "app=demo"},
 	}
 	_, err := client.LabV1alpha1().PodTallies(namespace).Create(ctx, t, metav1.CreateOptions{})
+	if apierrors.IsForbidden(err) {
+		if _, getErr := client.LabV1alpha1().PodTallies(namespace).Get(ctx, t.Name, metav1.GetOptions{}); getErr == nil {
+			err = apierrors.NewAlreadyExists(labv1alpha1.Resource("podtallies"), t.Name)
+		} else {
+			return fmt.Errorf("creating PodTally %s/app-demo: %v (create it as a user who may, or pass --demo-tally=false)", namespace, err)
+		}
+	}
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		show.Note(out, "PodTally %s/app-demo is already there; leaving its spec as it is", namespace)
