@@ -8,6 +8,7 @@
 package docs
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -219,6 +220,64 @@ func TestUpstreamLinksPinned(t *testing.T) {
 		}
 		if regexp.MustCompile(`/(blob|tree)/(master|main)/`).Match(data) {
 			t.Errorf("%s: links to a master or main branch", f)
+		}
+	}
+}
+
+var (
+	headingLine = regexp.MustCompile("(?m)^#{1,6} +(.+?) *$")
+	notInSlug   = regexp.MustCompile(`[^\p{L}\p{M}\p{N}\p{Pc} -]`)
+)
+
+// anchors 回傳一份 Markdown 的標題在 GitHub 上的錨點：小寫、去掉標點（反引號、括號、全形標點都算）、
+// 空白換成連字號，重複的加上 -1、-2。
+//
+// anchors returns the anchors GitHub gives a Markdown file's headings:
+// lower case, punctuation dropped (backquotes, brackets and full-width
+// punctuation included), spaces turned into hyphens, repeats suffixed -1, -2.
+func anchors(markdown string) map[string]bool {
+	seen := map[string]int{}
+	out := map[string]bool{}
+	for _, m := range headingLine.FindAllStringSubmatch(fence.ReplaceAllString(markdown, ""), -1) {
+		slug := strings.ReplaceAll(notInSlug.ReplaceAllString(strings.ToLower(m[1]), ""), " ", "-")
+		if n := seen[slug]; n > 0 {
+			out[fmt.Sprintf("%s-%d", slug, n)] = true
+		} else {
+			out[slug] = true
+		}
+		seen[slug]++
+	}
+	return out
+}
+
+// 每個 #錨點 的連結（同一份文件裡的，或指向另一份 Markdown 的）都對得上那份文件的一個標題：
+// 標題改了字，連結就會靜靜地只跳到檔案開頭。
+// Every link with a #anchor (within a file, or to another Markdown file)
+// matches a heading of that file: when a heading's words change, such a link
+// silently lands at the top of the file instead.
+func TestAnchors(t *testing.T) {
+	for _, f := range markdownFiles(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := inlineCode.ReplaceAllString(fence.ReplaceAllString(string(data), ""), "")
+		for _, m := range link.FindAllStringSubmatch(text, -1) {
+			target, frag, ok := strings.Cut(m[1], "#")
+			if !ok || strings.Contains(target, "://") || (target != "" && !strings.HasSuffix(target, ".md")) {
+				continue
+			}
+			file := f
+			if target != "" {
+				file = filepath.Join(filepath.Dir(f), target)
+			}
+			b, err := os.ReadFile(file)
+			if err != nil {
+				continue // TestRelativeLinks 報告。 / TestRelativeLinks reports it.
+			}
+			if !anchors(string(b))[frag] {
+				t.Errorf("%s: link %s: %s has no heading with that anchor", f, m[1], file)
+			}
 		}
 	}
 }
