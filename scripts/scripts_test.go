@@ -9,6 +9,7 @@ package scripts_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"net"
@@ -505,12 +506,16 @@ func TestKindScriptsBadInput(t *testing.T) {
 	}
 }
 
-// 情境：liveview.sh 不需要叢集。錯誤的輸入是一行說明、結束碼 1；export 寫出一個完整的 HTML 檔；
+// 情境：liveview.sh 不需要叢集。-h 印出用法、以 0 結束；用錯了指令是一行用法、結束碼 2；讀不了的檔案是一行、
+// 結束碼 1；最後一行被截斷的錄製檔（步驟被 kill）說一行之後照樣匯出；export 寫出一個完整的 HTML 檔；
 // replay 印出網址、提供頁面與事件，Ctrl-C 之後以 0 結束，埠也關了。
 //
-// The story: liveview.sh needs no cluster. Bad input is one line and exit
-// status 1; export writes one whole HTML file; replay prints its URL, serves
-// the page and the events, and after Ctrl-C exits 0 with its port closed.
+// The story: liveview.sh needs no cluster. -h prints the usage and exits 0;
+// a command used wrongly is one usage line and exit status 2; a file it
+// cannot use is one line and exit status 1; a recording whose last line was
+// cut off (the step was killed) exports after one line saying so; export
+// writes one whole HTML file; replay prints its URL, serves the page and the
+// events, and after Ctrl-C exits 0 with its port closed.
 func TestLiveviewScript(t *testing.T) {
 	l := newLab(t, "lab-liveview")
 	recording := filepath.Join("..", "step04-controller", "testdata", "demo.recording.jsonl")
@@ -520,28 +525,54 @@ func TestLiveviewScript(t *testing.T) {
 	}
 	defer busy.Close()
 	// 第一次執行先建好小程式（會說它在建），之後每次只有一行。 / The first run builds the helper (and says so); after that, one line each.
-	if code, out := l.runArgs("liveview.sh", nil); code != 1 || !strings.HasPrefix(lastLine(out), "liveview: usage: ") {
+	if code, out := l.runArgs("liveview.sh", nil); code != 2 || !strings.HasPrefix(lastLine(out), "liveview: usage: ") {
 		t.Fatalf("liveview.sh with no arguments: exit %d, %q", code, out)
+	}
+	if code, out := l.runArgs("liveview.sh", []string{"-h"}); code != 0 || !strings.HasPrefix(out, "usage: scripts/liveview.sh replay") {
+		t.Errorf("liveview.sh -h: exit %d, %q; want the usage and exit 0", code, out)
 	}
 	for _, c := range []struct {
 		args []string
+		code int
 		want string
 	}{
-		{nil, "liveview: usage: scripts/liveview.sh replay"},
-		{[]string{"replay"}, "liveview: usage: scripts/liveview.sh replay"},
-		{[]string{"export", recording}, "liveview: usage: scripts/liveview.sh replay"},
-		{[]string{"replay", "no-such.jsonl"}, "liveview: open no-such.jsonl: no such file or directory"},
-		{[]string{"replay", "../go.mod"}, "liveview: ../go.mod: line 1: "},
-		{[]string{"replay", "--ui=" + busy.Addr().String(), recording}, "liveview: the live view cannot listen on " + busy.Addr().String()},
+		{nil, 2, "liveview: usage: scripts/liveview.sh replay"},
+		{[]string{"replay"}, 2, "liveview: usage: scripts/liveview.sh replay"},
+		{[]string{"export", recording}, 2, "liveview: usage: scripts/liveview.sh replay"},
+		{[]string{"replay", "--bogus", recording}, 2, "liveview: flag provided but not defined: -bogus (usage: "},
+		{[]string{"replay", "no-such.jsonl"}, 1, "liveview: open no-such.jsonl: no such file or directory"},
+		{[]string{"replay", "../go.mod"}, 1, "liveview: ../go.mod: line 1: "},
+		{[]string{"replay", "--ui=" + busy.Addr().String(), recording}, 1, "liveview: the live view cannot listen on " + busy.Addr().String()},
+		{[]string{"replay", "--ui=0.0.0.0:0", recording}, 1, `liveview: --ui "0.0.0.0:0": give a loopback address`},
 	} {
 		code, out := l.runArgs("liveview.sh", c.args)
-		if code != 1 || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, c.want) {
-			t.Errorf("liveview.sh %v: exit %d, %q; want exit 1 and one line starting %q", c.args, code, out, c.want)
+		if code != c.code || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, c.want) {
+			t.Errorf("liveview.sh %v: exit %d, %q; want exit %d and one line starting %q", c.args, code, out, c.code, c.want)
 		}
 	}
 
+	// 被 kill 的步驟留下的錄製檔：最後一行只寫了一半。 / What a killed step leaves: a last line half written.
+	whole, err := os.ReadFile(recording)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.jsonl")
+	if err := os.WriteFile(cut, whole[:len(whole)-20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cutHTML := filepath.Join(t.TempDir(), "cut.html")
+	code, out := l.runArgs("liveview.sh", []string{"export", cut, cutHTML})
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "liveview: "+cut+": line ") || !strings.Contains(lines[0], " is cut off (the step did not exit cleanly); using the ") ||
+		!strings.HasPrefix(lines[1], "liveview: wrote "+cutHTML) {
+		t.Errorf("export of a cut-off recording: exit %d, %q; want one line about the cut, then the export", code, out)
+	}
+	if page, err := os.ReadFile(cutHTML); err != nil || bytes.Contains(page, whole[len(whole)-60:len(whole)-20]) {
+		t.Errorf("the export of a cut-off recording (%v) still holds the half line", err)
+	}
+
 	html := filepath.Join(t.TempDir(), "demo.html")
-	code, out := l.runArgs("liveview.sh", []string{"export", recording, html})
+	code, out = l.runArgs("liveview.sh", []string{"export", recording, html})
 	if code != 0 || !strings.HasPrefix(out, "liveview: wrote "+html+" (") {
 		t.Fatalf("export: exit %d, %s", code, out)
 	}

@@ -130,7 +130,7 @@ func Main(step Step, run func(ctx context.Context, env *Env) error) {
 	if step.Pipeline != nil {
 		pipeline = step.Pipeline()
 	}
-	lv, err := StartLive(pipeline, ui.on, ui.addr, record, os.Stdout, os.Stderr)
+	lv, err := StartLive(pipeline, ui.on, ui.addr, record, os.Stdout)
 	if err != nil {
 		fail(step.Name, err)
 	}
@@ -149,7 +149,9 @@ func Main(step Step, run func(ctx context.Context, env *Env) error) {
 // returns the error to print as one line (none after Ctrl-C).
 func mainLoop(step Step, f *Flags, lv *Live, out io.Writer, run func(ctx context.Context, env *Env) error) (err error) {
 	defer func() { err = errors.Join(err, lv.Close()) }()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP（終端機被關掉）也一樣好好收尾：錄製檔與頁面都正常關閉。
+	// SIGHUP (the terminal closed) ends it cleanly too: the recording and the page close properly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	go func() {
 		// 第一次 Ctrl-C 讓步驟好好收尾；之後再按一次就恢復預設行為，立刻結束。

@@ -58,7 +58,7 @@ type Live struct {
 // (when record is not empty) before connecting: a port in use or a file that
 // cannot be written is one error line, before any request. It returns nil
 // when neither is asked for.
-func StartLive(p liveview.Pipeline, ui bool, addr, record string, stdout, stderr io.Writer) (*Live, error) {
+func StartLive(p liveview.Pipeline, ui bool, addr, record string, stdout io.Writer) (*Live, error) {
 	if !ui && record == "" {
 		return nil, nil
 	}
@@ -81,7 +81,7 @@ func StartLive(p liveview.Pipeline, ui bool, addr, record string, stdout, stderr
 	if ui {
 		l.hub = liveview.NewHub()
 		sinks = append(sinks, l.hub)
-		srv, err := liveview.Serve(addr, l.hub, p, l.act, stderr)
+		srv, err := liveview.Serve(addr, l.hub, p, l.act)
 		if err != nil {
 			_ = l.Close()
 			return nil, err

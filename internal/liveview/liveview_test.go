@@ -38,6 +38,8 @@ var testPipeline = liveview.Pipeline{
 // record 把幾筆事件經過一個 Stream 錄下來，回傳錄製檔的內容。
 //
 // record puts a few events through a Stream into a recording and returns it.
+// Before closing the recorder it checks that every event is in the file
+// already: a step that is killed leaves a file that ends at its last event.
 func record(t *testing.T, lines int) []byte {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "rec.jsonl")
@@ -55,6 +57,9 @@ func record(t *testing.T, lines int) []byte {
 	}
 	show.Quiet(s, "request", "WATCH", "/api/v1/pods", "watch=true -> 200")
 	show.Note(s, "done")
+	if b, err := os.ReadFile(path); err != nil || bytes.Count(b, []byte("\n")) != lines+3 {
+		t.Fatalf("before Close the file holds %d lines (%v); want the header and %d events, each written at once", bytes.Count(b, []byte("\n")), err, lines+2)
+	}
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -65,28 +70,32 @@ func record(t *testing.T, lines int) []byte {
 	return data
 }
 
-// 情境：錄下來的讀得回來，一筆不差；壞掉、被截斷、版本不認得、根本不是錄製檔的，各是一行指出第幾行的錯誤，
-// 而且壞掉那一行之前的事件照樣讀得到。
+// 情境：錄下來的讀得回來，一筆不差；最後一行寫到一半被截斷的，讀得到它之前的每一筆，並記下是第幾行；
+// 中間壞掉、版本不認得、根本不是錄製檔的，各是一行指出第幾行的錯誤，而且壞掉那一行之前的事件照樣讀得到。
 //
-// The story: what is recorded reads back, every event; a broken, truncated,
-// unknown-version or not-a-recording file each gives one error line naming
-// the line, and the events before a broken line still come back.
+// The story: what is recorded reads back, every event; a file whose last
+// line was cut off mid-write reads back every event before it and notes
+// which line was cut; a broken line before the end, an unknown version or
+// a file that is no recording each gives one error line naming the line,
+// and the events before a broken line still come back.
 func TestRecordingRoundTrip(t *testing.T) {
 	data := record(t, 3)
 	rec, err := liveview.ReadRecording(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Header.Pipeline.Step != "test" || len(rec.Events) != 5 || rec.Events[4].Detail != "done" || !rec.Events[3].Quiet {
+	if rec.Header.Pipeline.Step != "test" || len(rec.Events) != 5 || rec.Events[4].Detail != "done" || !rec.Events[3].Quiet || rec.CutOff != 0 {
 		t.Fatalf("read back %+v", rec)
 	}
-	truncated := data[:len(data)-10]
+	cut, err := liveview.ReadRecording(bytes.NewReader(data[:len(data)-10]))
+	if err != nil || cut.CutOff != 6 || len(cut.Events) != 4 {
+		t.Errorf("last line cut off: CutOff %d, %d events, err %v; want line 6 cut off, 4 events, no error", cut.CutOff, len(cut.Events), err)
+	}
 	for name, c := range map[string]struct {
 		data   string
 		want   string
 		events int
 	}{
-		"truncated":       {string(truncated), "line 6: ", 4},
 		"broken line":     {strings.Replace(string(data), `"seq":2`, `"seq":`, 1), "line 3: ", 1},
 		"unknown version": {strings.Replace(string(data), `"version":1`, `"version":7`, 1), "line 1: recording version 7 is unknown (this program reads version 1)", 0},
 		"not a recording": {"{\"hello\":1}\n", "line 1: not an informer-walkthrough recording", 0},
@@ -116,7 +125,7 @@ func TestHubResumesAndNeverBlocks(t *testing.T) {
 	for i := range 5 {
 		show.Line(s, "handler", "OnAdd", fmt.Sprintf("default/p%d", i), "")
 	}
-	srv, err := liveview.Serve("", hub, testPipeline, nil, io.Discard)
+	srv, err := liveview.Serve("", hub, testPipeline, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +190,7 @@ func TestHubResumesAndNeverBlocks(t *testing.T) {
 // page, none missing, none twice.
 func TestPageCatchesUpAfterFallingBehind(t *testing.T) {
 	hub := liveview.NewHub()
-	srv, err := liveview.Serve("", hub, testPipeline, nil, io.Discard)
+	srv, err := liveview.Serve("", hub, testPipeline, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +231,7 @@ func TestServerGuards(t *testing.T) {
 	srv, err := liveview.Serve("", hub, testPipeline, func(context.Context, []string) (string, error) {
 		acted++
 		return "scene: done", nil
-	}, io.Discard)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,17 +272,16 @@ func TestServerGuards(t *testing.T) {
 		t.Errorf("the scene acted %d times; want once, for the request with the token", acted)
 	}
 
-	var warn bytes.Buffer
-	open, err := liveview.Serve("0.0.0.0:0", hub, testPipeline, nil, &warn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	open.Close()
-	if strings.Count(warn.String(), "\n") != 1 || !strings.HasPrefix(warn.String(), "warning: the live view listens on 0.0.0.0:0, not on loopback") {
-		t.Errorf("warning = %q; want one line", warn.String())
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.1:0"} {
+		if open, err := liveview.Serve(addr, hub, testPipeline, nil); err == nil {
+			open.Close()
+			t.Errorf("Serve(%q) served; want a refusal: not loopback", addr)
+		} else if !strings.Contains(err.Error(), "give a loopback address") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Serve(%q): %v; want one line asking for a loopback address", addr, err)
+		}
 	}
 	_, port, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(srv.URL, "http://"), "/"))
-	if _, err := liveview.Serve("127.0.0.1:"+port, hub, testPipeline, nil, io.Discard); err == nil ||
+	if _, err := liveview.Serve("127.0.0.1:"+port, hub, testPipeline, nil); err == nil ||
 		!strings.HasPrefix(err.Error(), "the live view cannot listen on 127.0.0.1:"+port+": ") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("a port in use: err = %v; want one line", err)
 	}
@@ -523,7 +531,7 @@ func serve(tb testing.TB, p liveview.Pipeline, events []show.Event, ended bool, 
 	if ended {
 		hub.Close()
 	}
-	srv, err := liveview.Serve("", hub, p, actions, io.Discard)
+	srv, err := liveview.Serve("", hub, p, actions)
 	if err != nil {
 		tb.Fatal(err)
 	}

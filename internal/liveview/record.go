@@ -2,6 +2,7 @@ package liveview
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,12 +43,21 @@ type Header struct {
 type Recording struct {
 	Header Header
 	Events []show.Event
+	// CutOff 是最後一行被截斷時它的行號（步驟沒有好好結束，例如被 kill），否則是 0。那一行之前的事件照常讀進來。
+	//
+	// CutOff is the number of the last line when it was cut off (the step did
+	// not exit cleanly: killed, say), else 0. The events before it are read
+	// as usual.
+	CutOff int
 }
 
-// Recorder 是一個 show.Sink，把每一筆事件寫成一行 JSON。寫入的錯誤留到 Close 才回報，不讓步驟停下。
+// Recorder 是一個 show.Sink，把每一筆事件寫成一行 JSON，並且立刻寫進檔案：步驟被 kill、終端機被關掉，
+// 檔案裡也有到那一刻為止的每一筆事件。寫入的錯誤留到 Close 才回報，不讓步驟停下。
 //
-// Recorder is a show.Sink that writes each event as one JSON line. A write
-// error is kept for Close to report, so the step never stops for it.
+// Recorder is a show.Sink that writes each event as one JSON line, to the
+// file at once: when the step is killed or its terminal closed, the file
+// holds every event up to that moment. A write error is kept for Close to
+// report, so the step never stops for it.
 type Recorder struct {
 	mu  sync.Mutex
 	w   *bufio.Writer
@@ -68,7 +78,7 @@ func NewRecorder(w io.WriteCloser, p Pipeline) (*Recorder, error) {
 	if _, err := fmt.Fprintf(r.w, "%s\n", header); err != nil {
 		return nil, err
 	}
-	return r, nil
+	return r, r.w.Flush()
 }
 
 func (r *Recorder) Emit(e show.Event) {
@@ -80,6 +90,9 @@ func (r *Recorder) Emit(e show.Event) {
 	data, err := json.Marshal(e)
 	if err == nil {
 		_, err = fmt.Fprintf(r.w, "%s\n", data)
+	}
+	if err == nil {
+		err = r.w.Flush()
 	}
 	r.err = err
 }
@@ -94,14 +107,25 @@ func (r *Recorder) Close() error {
 }
 
 // ReadRecording 讀一個錄製檔。錯誤只有一行，指出是第幾行；不認得的版本直接說出來。
-// 檔案被截斷或某一行壞掉時，除了錯誤，也回傳在那之前讀到的事件。
+// 最後一行沒有換行而且讀不懂時，那是寫到一半被截斷的行：不算錯誤，記在 CutOff。
+// 中間某一行壞掉時，除了錯誤，也回傳在那之前讀到的事件。
 //
 // ReadRecording reads a recording. An error is one line naming the line
-// number; an unknown version says so. When the file is truncated or a line
-// is broken, the events read before it come back along with the error.
+// number; an unknown version says so. A last line with no newline that does
+// not parse was cut off mid-write: no error, it is noted in CutOff. When a
+// line before it is broken, the events read before that come back along
+// with the error.
 func ReadRecording(r io.Reader) (Recording, error) {
 	var rec Recording
-	sc := bufio.NewScanner(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return rec, err
+	}
+	if i := bytes.LastIndexByte(data, '\n'); len(data) > 0 && data[len(data)-1] != '\n' && i >= 0 && !json.Valid(data[i+1:]) {
+		rec.CutOff = bytes.Count(data, []byte("\n")) + 1
+		data = data[:i+1]
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	line := 0
 	for sc.Scan() {

@@ -42,14 +42,14 @@ type Server struct {
 	ln       net.Listener
 }
 
-// Serve 在 addr 上開始提供頁面（空字串或 "true" 表示 127.0.0.1 上一個空閒的埠）。不是 loopback 的位址
-// 會在 warn 印一行警告：頁面可以操作叢集（場景按鈕），只該給這台機器用。埠被占用時是一行錯誤。
+// Serve 在 addr 上開始提供頁面（空字串或 "true" 表示 127.0.0.1 上一個空閒的埠）。只接受 loopback 的位址：
+// 頁面可以操作叢集（場景按鈕），只給這台機器用。不是 loopback 的位址、被占用的埠，都是一行錯誤。
 //
 // Serve starts serving the page on addr (empty or "true": a free port on
-// 127.0.0.1). An address that is not loopback prints one warning line to
-// warn: the page can act on the cluster (the scene buttons), so it is meant
-// for this machine alone. A port in use is one error line.
-func Serve(addr string, hub *Hub, p Pipeline, actions Actions, warn io.Writer) (*Server, error) {
+// 127.0.0.1). Only a loopback address is accepted: the page can act on the
+// cluster (the scene buttons), so it is for this machine alone. An address
+// that is not loopback, or a port in use, is one error line.
+func Serve(addr string, hub *Hub, p Pipeline, actions Actions) (*Server, error) {
 	if addr == "" || addr == "true" {
 		addr = "127.0.0.1:0"
 	}
@@ -58,7 +58,7 @@ func Serve(addr string, hub *Hub, p Pipeline, actions Actions, warn io.Writer) (
 		return nil, fmt.Errorf("--ui %q: want HOST:PORT, such as 127.0.0.1:8080", addr)
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		fmt.Fprintf(warn, "warning: the live view listens on %s, not on loopback: anyone who can reach it and read its page can change pods in this namespace\n", addr)
+		return nil, fmt.Errorf("--ui %q: give a loopback address, such as 127.0.0.1:8080: the page can change pods, so it is served to this machine only", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

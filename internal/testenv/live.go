@@ -51,7 +51,7 @@ func StartLiveConfig(t testing.TB, c *Cluster, ns string, p liveview.Pipeline, r
 		path = filepath.Join(t.TempDir(), record)
 	}
 	out := &Output{}
-	lv, err := cli.StartLive(p, true, "", path, out, io.Discard)
+	lv, err := cli.StartLive(p, true, "", path, out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,26 +21,41 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
 )
 
+const usage = "usage: scripts/liveview.sh replay [--ui=ADDR] FILE | export FILE OUT.html"
+
+// errUsage 是用錯了指令：以 2 結束，跟步驟的旗標錯誤一樣。 / errUsage is a command used wrongly: exit 2, as a step's flag errors do.
+type errUsage struct{ msg string }
+
+func (e errUsage) Error() string { return e.msg }
+
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	args := os.Args[1:]
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Println(usage)
+		return
+	}
+	if err := run(args); err != nil {
 		fmt.Fprintf(os.Stderr, "liveview: %v\n", err)
+		if _, ok := err.(errUsage); ok {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
 
 func run(args []string) error {
 	if len(args) == 0 || (args[0] != "replay" && args[0] != "export") {
-		return fmt.Errorf("usage: scripts/liveview.sh replay [--ui=ADDR] FILE | export FILE OUT.html")
+		return errUsage{usage}
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fs.SetOutput(new(bytes.Buffer))
 	addr := fs.String("ui", "127.0.0.1:0", "replay: where to serve the page")
 	if err := fs.Parse(args[1:]); err != nil {
-		return fmt.Errorf("%v (usage: scripts/liveview.sh replay [--ui=ADDR] FILE | export FILE OUT.html)", err)
+		return errUsage{fmt.Sprintf("%v (%s)", err, usage)}
 	}
 	want := map[string]int{"replay": 1, "export": 2}[args[0]]
 	if fs.NArg() != want {
-		return fmt.Errorf("usage: scripts/liveview.sh replay [--ui=ADDR] FILE | export FILE OUT.html")
+		return errUsage{usage}
 	}
 	raw, err := os.ReadFile(fs.Arg(0))
 	if err != nil {
@@ -49,6 +64,12 @@ func run(args []string) error {
 	rec, err := liveview.ReadRecording(bytes.NewReader(raw))
 	if err != nil {
 		return fmt.Errorf("%s: %v", fs.Arg(0), err)
+	}
+	if rec.CutOff > 0 {
+		// 步驟沒有好好結束：用截斷那一行之前的事件，匯出的檔案也不帶那半行。
+		// The step did not exit cleanly: use the events before the cut line, and leave the half line out of an export.
+		raw = raw[:bytes.LastIndexByte(raw, '\n')+1]
+		fmt.Fprintf(os.Stderr, "liveview: %s: line %d is cut off (the step did not exit cleanly); using the %d events before it\n", fs.Arg(0), rec.CutOff, len(rec.Events))
 	}
 	if args[0] == "export" {
 		out, err := os.Create(fs.Arg(1))
@@ -68,13 +89,13 @@ func run(args []string) error {
 	hub := liveview.NewHub()
 	hub.Load(rec.Events)
 	hub.Close()
-	srv, err := liveview.Serve(*addr, hub, rec.Header.Pipeline, nil, os.Stderr)
+	srv, err := liveview.Serve(*addr, hub, rec.Header.Pipeline, nil)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
 	fmt.Fprintf(os.Stderr, "live view: %s (replaying %d events of %s; Ctrl-C to stop)\n", srv.URL, len(rec.Events), rec.Header.Pipeline.Step)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	<-ctx.Done()
 	return nil
