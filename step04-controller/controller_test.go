@@ -329,6 +329,7 @@ func TestCommandLine(t *testing.T) {
 	testenv.Fails(t, bin, "step04-controller: flag provided but not defined: -bogus (see -h)", "--bogus")
 	testenv.Fails(t, bin, "--workers must be at least 1", "--kubeconfig", "/nonexistent", "--workers", "0")
 	testenv.Fails(t, bin, `--fifo must be atomic or per-object, not "delta"`, "--kubeconfig", "/nonexistent", "--fifo", "delta")
+	testenv.Fails(t, bin, `--ui "0.0.0.0:8080": give a loopback address`, "--kubeconfig", "/nonexistent", "--ui=0.0.0.0:8080")
 	out := testenv.Interrupt(t, bin, "informer synced", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
 	if !strings.Contains(out, "-- workers stopped") {
 		t.Errorf("no clean worker shutdown after Ctrl-C:\n%s", out)

@@ -118,11 +118,16 @@ func Main(step Step, run func(ctx context.Context, env *Env) error) {
 	}
 	ParseFlags(step.Name, flag.CommandLine, os.Args[1:])
 	if flag.NArg() > 0 {
-		fail(step.Name, fmt.Errorf("unexpected argument %q (see -h)", flag.Arg(0)))
+		usageError(step.Name, fmt.Errorf("unexpected argument %q", flag.Arg(0)))
+	}
+	if ui.on && ui.addr != "" {
+		if err := liveview.CheckAddr(ui.addr); err != nil {
+			usageError(step.Name, fmt.Errorf("--ui %q: %v", ui.addr, err))
+		}
 	}
 	if step.Validate != nil {
 		if err := step.Validate(); err != nil {
-			fail(step.Name, err)
+			usageError(step.Name, err)
 		}
 	}
 	setVerbosity(f.Verbosity)
@@ -198,10 +203,18 @@ func ParseFlags(name string, fs *flag.FlagSet, args []string) {
 		fmt.Fprint(os.Stderr, usage.String())
 		os.Exit(0)
 	case err != nil:
-		fmt.Fprintf(os.Stderr, "%s: %v (see -h)\n", name, err)
-		os.Exit(2)
+		usageError(name, err)
 	}
 	fs.SetOutput(os.Stderr)
+}
+
+// usageError 印出用錯了命令列的那一行，以 2 結束，跟 flag 套件的慣例一樣；執行時的錯誤才是 1。
+//
+// usageError prints the one line for a command line used wrongly and exits
+// 2, the flag package's convention; errors at run time exit 1.
+func usageError(name string, err error) {
+	fmt.Fprintf(os.Stderr, "%s: %v (see -h)\n", name, err)
+	os.Exit(2)
 }
 
 func fail(name string, err error) {

@@ -53,12 +53,8 @@ func Serve(addr string, hub *Hub, p Pipeline, actions Actions) (*Server, error) 
 	if addr == "" || addr == "true" {
 		addr = "127.0.0.1:0"
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("--ui %q: want HOST:PORT, such as 127.0.0.1:8080", addr)
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("--ui %q: give a loopback address, such as 127.0.0.1:8080: the page can change pods, so it is served to this machine only", addr)
+	if err := CheckAddr(addr); err != nil {
+		return nil, fmt.Errorf("--ui %q: %v", addr, err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -73,6 +69,21 @@ func Serve(addr string, hub *Hub, p Pipeline, actions Actions) (*Server, error) 
 	s.srv = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
+}
+
+// CheckAddr 確認 addr 是 HOST:PORT，而且 HOST 是 loopback（127.0.0.1、::1 或 localhost）。
+//
+// CheckAddr checks that addr is HOST:PORT with a loopback HOST (127.0.0.1,
+// ::1 or localhost).
+func CheckAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("want HOST:PORT, such as 127.0.0.1:8080")
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return errors.New("give a loopback address, such as 127.0.0.1:8080: the page can change pods, so it is served to this machine only")
+	}
+	return nil
 }
 
 // Close 結束每個頁面的事件串流，再關掉伺服器。

@@ -162,10 +162,12 @@ func InterruptLive(t testing.TB, bin, ready string, args ...string) {
 	}
 }
 
-// Fails 執行執行檔，確認它以非零結束碼結束、stderr 恰好一行，而且包含 want。
+// Fails 執行執行檔，確認 stderr 恰好一行、包含 want，而且結束碼對：用錯了命令列（那一行以 "(see -h)" 結尾）是 2，
+// 執行時的錯誤是 1。
 //
-// Fails runs the binary and checks that it exits non-zero with exactly one
-// line on stderr, containing want.
+// Fails runs the binary and checks that stderr is exactly one line,
+// containing want, and the exit status: 2 for a command line used wrongly
+// (the line ends in "(see -h)"), 1 for an error at run time.
 func Fails(t testing.TB, bin, want string, args ...string) {
 	t.Helper()
 	var stderr strings.Builder
@@ -178,6 +180,13 @@ func Fails(t testing.TB, bin, want string, args ...string) {
 	msg := stderr.String()
 	if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, want) {
 		t.Fatalf("%v: stderr = %q; want one line containing %q", args, msg, want)
+	}
+	code := 1
+	if strings.HasSuffix(msg, " (see -h)\n") {
+		code = 2
+	}
+	if got := cmd.ProcessState.ExitCode(); got != code {
+		t.Fatalf("%v: exit status %d; want %d for %q", args, got, code, msg)
 	}
 }
 

@@ -57,6 +57,9 @@ func run(args []string) error {
 	if fs.NArg() != want {
 		return errUsage{usage}
 	}
+	if err := liveview.CheckAddr(*addr); err != nil {
+		return errUsage{fmt.Sprintf("--ui %q: %v", *addr, err)}
+	}
 	raw, err := os.ReadFile(fs.Arg(0))
 	if err != nil {
 		return err
