@@ -59,12 +59,15 @@ func main() {
 func pipeline() liveview.Pipeline {
 	workqueue := liveview.StageOf("workqueue")
 	workqueue.Depth = "workqueue_depth"
+	push := liveview.StageOf("push", "queue")
+	push.Depth = "informer_queued_items"
 	return liveview.Pipeline{
 		Step:    "step04-controller",
 		Title:   liveview.Text{En: "Step 04: the controller underneath, and the controller on top", Zh: "步驟 04：底下的控制器，與上面的控制器"},
 		Chapter: liveview.Chapter("04-controller"),
-		Stages: []liveview.Stage{liveview.StageOf("api", "request"), liveview.StageOf("push", "queue"),
+		Stages: []liveview.Stage{liveview.StageOf("api", "request"), push,
 			liveview.StageOf("process", "fifo"), workqueue, liveview.StageOf("workers", "worker*")},
-		Panels: []string{"cache", "workqueue"},
+		Panels:         []string{"cache", "workqueue"},
+		FailAnnotation: true,
 	}
 }

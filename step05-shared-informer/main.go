@@ -87,6 +87,7 @@ func pipeline(controller bool) liveview.Pipeline {
 		workqueue.Depth = "workqueue_depth"
 		p.Stages = append(p.Stages, workqueue, liveview.StageOf("workers", "worker*"))
 		p.Panels = []string{"cache", "workqueue"}
+		p.FailAnnotation = true
 		return p
 	}
 	p.Stages = append(p.Stages, liveview.StageOf("listeners", "printer", "slow", "late"), liveview.StageOf("lister"))

@@ -54,6 +54,7 @@ func main() {
 func pipeline() liveview.Pipeline {
 	tallies := liveview.StageOf("tallies", "tallies")
 	tallies.Opaque = true
+	tallies.Depth, tallies.DepthOf = "informer_queued_items", "podtallys"
 	pods := liveview.StageOf("pods", "pods")
 	pods.Opaque = true
 	workqueue := liveview.StageOf("workqueue")

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -413,6 +414,10 @@ func TestReplayRecordings(t *testing.T) {
 			if got := testenv.PageSummary(t, b); got != string(final) {
 				t.Errorf("exported and opened from disk, the page ends as\n%s\nwant\n%s", got, final)
 			}
+			// 匯出的檔案也能依 key 篩選。 / An exported file filters by key too.
+			if n := browser.Eval[int](t, b, `document.querySelectorAll("#filter-key option").length`); n < 2 {
+				t.Errorf("exported and opened from disk, the key filter offers %d entries; want every key besides \"every key\"", n)
+			}
 		})
 	}
 	if errs := b.Errors(); len(errs) > 0 {
@@ -537,4 +542,91 @@ func serve(tb testing.TB, p liveview.Pipeline, events []show.Event, ended bool, 
 	}
 	tb.Cleanup(func() { _ = srv.Close() })
 	return hub, srv
+}
+
+// 情境（一位新手實際操作時遇到的）：步驟 04 的即時頁面畫出讓 sync 失敗的按鈕，步驟 01 的不畫（它沒有 sync）；
+// 篩選選單只列出物件的 key，不列請求的路徑與 metric 的名字；倒帶之後按播放，狀態說的是回放，不是即時；
+// 等著重試的 key，退避在沒有新事件時也一路倒數；步驟停了，場景按鈕就停用。
+//
+// The story (what a newcomer met): step 04's live page draws the buttons
+// that make a sync fail and step 01's does not (it has no sync); the filter
+// menu lists objects' keys, not request paths or metric names; after a
+// rewind, play says it plays back, not live; a key waiting for its retry has
+// its backoff count down with no new event; once the step stops, the scene
+// buttons are disabled.
+func TestPageControlsFollowTheStep(t *testing.T) {
+	nothing := func(context.Context, []string) (string, error) { return "", nil }
+	b := browser.Start(t, 1280, 900)
+
+	_, step01 := recording(t, filepath.Join(root, "step01-listwatcher", "testdata", "demo.recording.jsonl"))
+	_, srv01 := serve(t, step01.Header.Pipeline, step01.Events, false, nothing)
+	b.Open(t, srv01.URL)
+	b.Wait(t, "step 01's page to load", `document.body.dataset.synced === "true"`, `document.body.dataset.total`)
+	if shown := browser.Eval[int](t, b, `[...document.querySelectorAll('#scene-form button[data-args^="fail-"]')].filter(b => !b.hidden).length`); shown != 0 {
+		t.Errorf("step 01's page shows %d sync-failure buttons; it has no sync", shown)
+	}
+
+	_, rec := recording(t, filepath.Join(root, "step04-controller", "testdata", "demo.recording.jsonl"))
+	p := rec.Header.Pipeline
+	p.FailAnnotation = true
+	hub, srv := serve(t, p, rec.Events, false, nothing)
+	b.Open(t, srv.URL)
+	total := strconv.Itoa(len(rec.Events))
+	b.Wait(t, "step 04's page to hold the history", `document.body.dataset.synced === "true" && document.body.dataset.total === "`+total+`"`, `document.body.dataset.total`)
+	if shown := browser.Eval[int](t, b, `[...document.querySelectorAll('#scene-form button[data-args^="fail-"]')].filter(b => !b.hidden).length`); shown != 2 {
+		t.Errorf("step 04's page shows %d sync-failure buttons; want 2", shown)
+	}
+	keys := browser.Eval[[]string](t, b, `[...document.querySelectorAll("#filter-key option")].map(o => o.value).filter(Boolean)`)
+	if !slices.Contains(keys, "default/demo") {
+		t.Errorf("the key filter offers %q; want default/demo among them", keys)
+	}
+	for _, k := range keys {
+		if strings.HasPrefix(k, "/") || strings.Count(k, "/") != 1 {
+			t.Errorf("the key filter offers %q, which is no object's key", k)
+		}
+	}
+
+	b.Key(t, kb.Home)
+	b.Key(t, " ")
+	b.Wait(t, "play from the start to say it plays back", `document.getElementById("status").dataset.status === "rewound"`, `document.getElementById("status").dataset.status`)
+	b.Key(t, kb.End)
+	b.Wait(t, "End to follow live again", `document.getElementById("status").dataset.status === "live"`, `document.getElementById("status").dataset.status`)
+
+	last := rec.Events[len(rec.Events)-1]
+	hub.Emit(show.Event{Seq: last.Seq + 1, T: last.T + 10, Source: "worker1", What: "FAILED", Key: "default/slow", Detail: "annotation informer-lab/fail=true; retry 1/5 in 3s"})
+	left := `(() => { const li = document.querySelector('#wq-retries li[data-key="default/slow"]'); const m = li && / · (\d+) ms$/.exec(li.textContent); return m ? Number(m[1]) : -1; })()`
+	b.Wait(t, "the retry to show its backoff", left+` > 2000`, left)
+	b.Wait(t, "the backoff to count down with no new event", left+` >= 0 && `+left+` < 2000`, left)
+
+	hub.Close()
+	b.Wait(t, "the scene buttons to be disabled once the step stops",
+		`document.getElementById("status").dataset.status === "disconnected" && [...document.querySelectorAll("#scene-form button")].every(b => b.disabled)`,
+		`document.getElementById("status").dataset.status`)
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// 情境：步驟 05 的慢處理函式在 Pod 已經刪除之後才收到它的 OnAdd：那是它自己的積壓，快取裡已經沒有這個 Pod，
+// 頁面的快取也不能讓它回來。
+//
+// The story: step 05's slow handler gets a pod's OnAdd after the pod was
+// deleted: that is its own backlog; the cache holds the pod no longer, and
+// neither may the page's.
+func TestSlowListenerDoesNotBringADeletedPodBack(t *testing.T) {
+	_, rec := recording(t, filepath.Join(root, "step05-shared-informer", "testdata", "slow.recording.jsonl"))
+	_, srv := serve(t, rec.Header.Pipeline, nil, true, nil)
+	b := browser.Start(t, 1280, 900)
+	b.Open(t, srv.URL)
+	b.Wait(t, "the page to load", `document.body.dataset.synced === "true"`, `document.body.dataset.total`)
+	got := browser.Eval[string](t, b, `(() => {
+		const s = new LV.State(LV.app.timeline.pipeline);
+		s.apply({ seq: 1, t: 0, source: "printer", what: "OnAdd", key: "default/demo", detail: "phase=Pending labels=app=demo" });
+		s.apply({ seq: 2, t: 0, source: "printer", what: "OnDelete", key: "default/demo", detail: "phase=Running node=kwok-node-0 labels=app=demo" });
+		s.apply({ seq: 3, t: 0, source: "slow", what: "OnAdd", key: "default/demo", detail: "phase=Pending labels=app=demo [1 behind printer]" });
+		return Object.keys(s.cache).join(",");
+	})()`)
+	if got != "" {
+		t.Errorf("after the printer's OnDelete and the slow handler's late OnAdd the page's cache holds %q; want nothing", got)
+	}
 }

@@ -160,7 +160,9 @@ func informerLabels(id cache.InformerNameAndResource) []string {
 }
 
 func (informerProvider) NewQueuedItemMetric(id cache.InformerNameAndResource) cache.GaugeMetric {
-	return newGauge(queuedItems.WithLabelValues(informerLabels(id)...), "informer_queued_items", id.Name())
+	// 頁面的 key 是「名字/資源」：一個步驟的幾個 informer 共用一個名字（步驟 06）。
+	// The page's key is "name/resource": a step's informers share one name (step 06).
+	return newGauge(queuedItems.WithLabelValues(informerLabels(id)...), "informer_queued_items", id.Name()+"/"+id.GroupVersionResource().Resource)
 }
 
 func (informerProvider) NewProcessingLatencyMetric(id cache.InformerNameAndResource) cache.HistogramMetric {

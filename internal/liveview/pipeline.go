@@ -19,20 +19,23 @@ type Text struct {
 }
 
 // Stage 是頁面上的一個方框：步驟真的觀察得到的一個階段。Sources 是點亮它的事件來源（結尾的 * 表示前置字串，
-// 例如 worker*）；Depth 是它的深度來自哪個 metric（client-go 的 informer 或 workqueue metrics）；
-// Opaque 表示頁面看不到裡面個別的項目，只畫成有深度的方框，不畫移動的標記。
+// 例如 worker*）；Depth 是它的深度來自哪個 metric（client-go 的 informer 或 workqueue metrics），DepthOf
+// 在一個步驟有幾個 informer 時指定是哪個資源的；Opaque 表示頁面看不到裡面個別的項目，只畫成有深度的方框，
+// 不畫移動的標記。
 //
 // Stage is one box on the page: a stage the step really observes. Sources
 // are the event sources that light it up (a trailing * is a prefix, as in
 // worker*); Depth names the metric its depth comes from (client-go's
-// informer or workqueue metrics); Opaque says the page cannot see the items
-// inside it, so it is drawn as a box with a depth, not with moving tokens.
+// informer or workqueue metrics), and DepthOf which resource's, when a step
+// has several informers; Opaque says the page cannot see the items inside
+// it, so it is drawn as a box with a depth, not with moving tokens.
 type Stage struct {
 	ID      string   `json:"id"`
 	Label   Text     `json:"label"`
 	Caption Text     `json:"caption"`
 	Sources []string `json:"sources,omitempty"`
 	Depth   string   `json:"depth,omitempty"`
+	DepthOf string   `json:"depthOf,omitempty"`
 	Opaque  bool     `json:"opaque,omitempty"`
 }
 
@@ -49,6 +52,9 @@ type Pipeline struct {
 	Chapter string   `json:"chapter"`
 	Stages  []Stage  `json:"stages"`
 	Panels  []string `json:"panels,omitempty"`
+	// FailAnnotation 表示步驟的 sync 讀 informer-lab/fail：頁面才畫出讓它失敗與恢復的按鈕。
+	// FailAnnotation says the step's sync reads informer-lab/fail, so the page draws the buttons that make it fail and recover.
+	FailAnnotation bool `json:"failAnnotation,omitempty"`
 }
 
 // Chapter 是一章在 repo 裡的路徑（英文版；頁面切到中文時換成中文版）。頁面把它當文字顯示：

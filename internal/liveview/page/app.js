@@ -26,14 +26,21 @@ LV.App = class {
       this.mode = "export";
       const rec = LV.parseRecording(embedded.textContent);
       this.begin(rec.header.pipeline);
-      for (const e of rec.events) this.timeline.add(e);
+      for (const e of rec.events) if (this.timeline.add(e)) this.addKey(e);
       this.loaded(rec.error);
       return;
     }
     const pipeline = await (await fetch("pipeline.json")).json();
     this.begin(pipeline);
     document.getElementById("scene").hidden = this.mode !== "live";
+    // 同步失敗的按鈕只給 sync 會讀那個 annotation 的步驟（04、05 --controller）。
+    // The sync-failure buttons only for steps whose sync reads that annotation (04, 05 --controller).
+    for (const b of document.querySelectorAll('#scene-form button[data-args^="fail-"]')) b.hidden = !pipeline.failAnnotation;
     this.connect();
+    // 即時跟著、有重試在等的時候，每 250 ms 重畫一次，讓退避倒數。 / Following live with retries waiting: redraw every 250 ms so backoffs count down.
+    setInterval(() => {
+      if (this.following && this.connected && Object.keys(this.timeline.latest.workqueue.retries).length) this.schedule();
+    }, 250);
   }
 
   begin(pipeline) {
@@ -85,12 +92,18 @@ LV.App = class {
 
   receive(e) {
     if (!this.timeline.add(e)) return;
-    if (e.key && e.key.includes("/") && !this.keys.has(e.key)) {
-      this.keys.add(e.key);
-      this.fillFilters();
-    }
+    this.lastWall = performance.now();
+    this.addKey(e);
     if (this.following) this.cursor = this.timeline.events.length;
     this.schedule();
+  }
+
+  // addKey 把物件的 key 加進篩選選單；請求的路徑、metric 的名字、說明行都不是物件。
+  // addKey adds an object's key to the filter menu; request paths, metric names and notes are not objects.
+  addKey(e) {
+    if (e.note || e.source === "request" || e.source === "metric" || !e.key || !e.key.includes("/") || this.keys.has(e.key)) return;
+    this.keys.add(e.key);
+    this.fillFilters();
   }
 
   schedule() {
@@ -106,7 +119,8 @@ LV.App = class {
     this.cursor = Math.max(0, Math.min(this.cursor, events.length));
     const state = this.cursor === events.length ? this.timeline.latest : this.timeline.stateAt(this.cursor);
     LV.animate = this.following || this.playing;
-    this.renderer.render(state, events, this.cursor);
+    const live = this.following && this.connected && this.cursor === events.length && events.length;
+    this.renderer.render(state, events, this.cursor, live ? state.t + (performance.now() - this.lastWall) : state.t);
     const slider = document.getElementById("slider");
     slider.max = events.length;
     slider.value = this.cursor;
@@ -198,8 +212,12 @@ LV.App = class {
     if (!status) return;
     let key = this.mode === "live" ? (this.connected ? "live" : this.ended || this.timeline ? "disconnected" : "live") : "replay";
     if (!this.following && !this.playing) key = "paused";
+    // 即時的頁面倒帶後按下播放：放的是過去，不是即時。 / A live page rewound and played: it plays the past, not live.
+    if (this.playing && this.mode === "live") key = "rewound";
     status.textContent = LV.t(key);
     status.dataset.status = key;
+    // 步驟停了（或還沒連上），場景按鈕就沒有人接：停用它們。 / With the step stopped (or not yet connected), nobody answers the scene buttons: disable them.
+    for (const b of document.querySelectorAll("#scene-form button")) b.disabled = this.mode === "live" && !this.connected;
     const play = document.getElementById("play");
     play.textContent = LV.t(this.playing ? "pause" : "play");
   }
@@ -228,6 +246,7 @@ LV.App = class {
       }
       this.mode = "export";
       this.pause();
+      document.getElementById("banner").hidden = true;
       this.keys = new Set();
       this.begin(rec.header.pipeline);
       for (const e of rec.events) this.receive(e);

@@ -60,7 +60,10 @@ LV.Renderer = class {
     }
   }
 
-  render(state, events, cursor) {
+  // now 是步驟的時間（毫秒）：即時跟著的時候比最後一筆事件晚一點，讓重試的退避倒數下去。
+  // now is the step's time (ms): when following live it runs past the last event, so retry backoffs count down.
+  render(state, events, cursor, now) {
+    this.now = now === undefined ? state.t : now;
     this.renderStages(state);
     this.renderTokens(state);
     this.renderPanels(state);
@@ -76,7 +79,11 @@ LV.Renderer = class {
       const st = state.stages[s.id];
       box.dataset.count = st.count;
       // 看不見內部的階段沒有事件可數，只有深度。 / A stage whose inside is not visible has no events to count, only its depth.
-      box.querySelector(".count").textContent = s.opaque ? LV.t("opaque") : LV.events(st.count);
+      // 沒有來源的階段只靠標記點亮；從沒點亮過就不寫「0 筆事件」（步驟 05 --controller 的 workqueue 只有深度）。
+      // A stage with no sources is lit by tokens only; never lit, it does not say "0 events" (step 05 --controller's
+      // workqueue has only its depth).
+      const unlit = !(s.sources || []).length && st.count === 0;
+      box.querySelector(".count").textContent = s.opaque ? LV.t("opaque") : unlit ? "" : LV.events(st.count);
       let depth = st.depth;
       if (s.id === "workqueue" && depth === null) depth = state.waiting().length;
       if (s.id === "listeners") depth = Object.values(state.listeners).reduce((n, l) => n + l.backlog, 0);
@@ -86,8 +93,9 @@ LV.Renderer = class {
       gauge.style.visibility = depth === null ? "hidden" : "visible";
       LV.setGauge(gauge, depth);
       box.classList.toggle("on-path", path.includes(s.id));
-      if (s.id === "watch" || s.id === "store" || s.id === "push") {
-        box.querySelector(".depth").textContent = state.rv ? LV.t("resourceVersion") + " " + state.rv : "";
+      if ((s.id === "watch" || s.id === "store" || s.id === "push") && state.rv) {
+        const d = box.querySelector(".depth");
+        d.textContent = (d.textContent ? d.textContent + " · " : "") + LV.t("resourceVersion") + " " + state.rv;
       }
     }
   }
@@ -187,7 +195,7 @@ LV.Renderer = class {
     this.root.querySelector("#wq-waiting").replaceChildren(...waiting.map((k) => LV.el("li", { "data-key": k }, k)));
     this.root.querySelector("#wq-retries").replaceChildren(
       ...Object.entries(wq.retries).map(([k, r]) => {
-        const left = r.until === null ? "" : " · " + Math.max(0, Math.round(r.until - state.t)) + " ms";
+        const left = r.until === null ? "" : " · " + Math.max(0, Math.round(r.until - this.now)) + " ms";
         return LV.el("li", { "data-key": k }, k + " · " + r.n + "/" + r.of + left);
       }),
     );

@@ -112,7 +112,8 @@ LV.State = class {
     const value = Number(e.detail);
     this.metrics[e.what + "/" + e.key] = value;
     for (const s of this.pipeline.stages) {
-      if (s.depth && s.depth === e.what) this.stages[s.id].depth = value;
+      // depthOf 指定 metric 屬於哪個資源（步驟 06 有兩個 informer）。 / depthOf names the metric's resource (step 06 has two informers).
+      if (s.depth && s.depth === e.what && (!s.depthOf || e.key.endsWith("/" + s.depthOf))) this.stages[s.id].depth = value;
     }
     if (e.what === "workqueue_depth") this.workqueue.depth = value;
   }
@@ -152,6 +153,12 @@ LV.State = class {
       this.replacing = this.replacing || new Set();
       this.replacing.add(e.key);
     }
+    // 幾個處理函式看著同一個快取時（步驟 05），只有第一個（跟得上的那個）代表快取：慢的處理函式晚到的 OnAdd
+    // 說的是它自己的積壓，不是快取現在的內容，不能讓一個已刪除的 Pod 回到畫面上。
+    // When several handlers watch one cache (step 05), only the first (the one that keeps up) stands for the cache:
+    // a slow handler's late OnAdd tells of its own backlog, not of what the cache holds now, and must not bring a
+    // deleted pod back.
+    if (stage === "listeners" && e.source !== this.pipeline.stages.find((s) => s.id === stage).sources[0]) return;
     if (gone) {
       delete this.cache[e.key];
       return;
