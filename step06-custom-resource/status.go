@@ -145,19 +145,18 @@ func (c *controller) count(t *labv1alpha1.PodTally) (labv1alpha1.PodTallyStatus,
 	}
 	slices.Sort(status.Pods)
 	status.Count = int32(len(status.Pods))
+	counted := show.Pods(len(status.Pods)) + " match"
+	if len(status.Pods) == 1 {
+		counted += "es"
+	}
 	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
-		Type: "Ready", Status: metav1.ConditionTrue, Reason: "Counted",
-		Message: fmt.Sprintf("%d pods match", status.Count), ObservedGeneration: t.Generation,
+		Type: "Ready", Status: metav1.ConditionTrue, Reason: "Counted", Message: counted, ObservedGeneration: t.Generation,
 	})
 	names := "none"
 	if len(status.Pods) > 0 {
 		names = strings.Join(status.Pods, ", ")
 	}
-	verb := "match"
-	if len(status.Pods) == 1 {
-		verb = "matches"
-	}
-	return status, fmt.Sprintf("%s %s %q: %s", show.Pods(len(status.Pods)), verb, t.Spec.Selector, names)
+	return status, fmt.Sprintf("%s %q: %s", counted, t.Spec.Selector, names)
 }
 
 // remembered 是 --stale-write 故意犯的錯：第一次看到某個 tally 時記住那份副本，之後每次都從它寫。

@@ -14,13 +14,13 @@ import (
 )
 
 // 情境：Reconcile 讀出 tally 之後、寫 status 之前，另一個寫入者改了它（這裡由攔截器在第一次寫 status 前
-// 做）。API server 回 409 Conflict；Reconcile 透過 APIReader 重讀、重算，第二次寫入成功，不回傳錯誤。
+// 做）。API server 回 409 Conflict；Reconcile 透過 APIReader 重讀、重算，說出它要寫什麼，第二次寫入成功，不回傳錯誤。
 //
 // The story: after Reconcile has read the tally and before it writes status,
 // another writer changes it (here, an interceptor does, before the first
 // status write). The API server answers 409 Conflict; Reconcile reads again
-// through the APIReader, recounts, and the second write succeeds, with no
-// error returned.
+// through the APIReader, recounts, says what it writes, and the second write
+// succeeds, with no error returned.
 func TestConflictRereadsThroughTheAPIReader(t *testing.T) {
 	c := testenv.Plain(t)
 	installCRD(t, c)
@@ -62,7 +62,8 @@ func TestConflictRereadsThroughTheAPIReader(t *testing.T) {
 	}
 	testenv.WantOrder(t, out.String(),
 		"podtally Reconcile "+ns+"/app-demo ", "UpdateStatus: count 0 -> 1",
-		"podtally Reconcile "+ns+"/app-demo ", "409 Conflict: reading the tally again through the APIReader (not the cache)")
+		"podtally Reconcile "+ns+"/app-demo ", "409 Conflict: reading the tally again through the APIReader (not the cache)",
+		"podtally Reconcile "+ns+"/app-demo ", "UpdateStatus from the fresh copy: count 0 -> 1")
 	waitTally(t, c, ns, "app-demo", "count 1 after the retry", func(p *labv1alpha1.PodTally) bool {
 		return p.Status.Count == 1 && p.Annotations["informer-lab/touched"] == "yes"
 	})

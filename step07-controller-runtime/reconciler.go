@@ -90,6 +90,11 @@ func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 			if want, _, err = r.count(ctx, &t); err != nil {
 				return err
 			}
+			if labv1alpha1.SameStatus(t.Status, want) {
+				show.Line(r.Out, "podtally", "Reconcile", key, "the fresh copy has this status already (another writer was first): nothing to write")
+				return nil
+			}
+			show.Line(r.Out, "podtally", "Reconcile", key, fmt.Sprintf("UpdateStatus from the fresh copy: count %d -> %d", t.Status.Count, want.Count))
 		}
 		first = false
 		t.Status = want
@@ -125,18 +130,18 @@ func (r *TallyReconciler) count(ctx context.Context, t *labv1alpha1.PodTally) (l
 	}
 	slices.Sort(status.Pods)
 	status.Count = int32(len(status.Pods))
+	counted := show.Pods(len(status.Pods)) + " match"
+	if len(status.Pods) == 1 {
+		counted += "es"
+	}
 	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
-		Type: "Ready", Status: metav1.ConditionTrue, Reason: "Counted",
-		Message: fmt.Sprintf("%d pods match", status.Count), ObservedGeneration: t.Generation,
+		Type: "Ready", Status: metav1.ConditionTrue, Reason: "Counted", Message: counted, ObservedGeneration: t.Generation,
 	})
-	names, verb := "none", "match"
+	names := "none"
 	if len(status.Pods) > 0 {
 		names = strings.Join(status.Pods, ", ")
 	}
-	if len(status.Pods) == 1 {
-		verb = "matches"
-	}
-	return status, fmt.Sprintf("%s %s %q: %s", show.Pods(len(status.Pods)), verb, t.Spec.Selector, names), nil
+	return status, fmt.Sprintf("%s %q: %s", counted, t.Spec.Selector, names), nil
 }
 
 // tallyFor 是 Pod 的 map 函式：找出選中這個 Pod 的每一個 tally（從快取 List，跟步驟 06 掃 lister 一樣）。

@@ -104,7 +104,7 @@ func leftByStep06(t testing.TB, c *testenv.Cluster, ns string) {
 	}
 	tally.Status = labv1alpha1.PodTallyStatus{ObservedGeneration: 1, Count: 1, Pods: []string{"before"}}
 	meta.SetStatusCondition(&tally.Status.Conditions, metav1.Condition{
-		Type: "Ready", Status: metav1.ConditionTrue, Reason: "Counted", Message: "1 pods match", ObservedGeneration: 1,
+		Type: "Ready", Status: metav1.ConditionTrue, Reason: "Counted", Message: "1 pod matches", ObservedGeneration: 1,
 	})
 	if _, err := ts.UpdateStatus(context.Background(), tally, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)

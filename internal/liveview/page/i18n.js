@@ -8,7 +8,7 @@ LV.strings = {
   replay: { en: "replay", zh: "重播" },
   paused: { en: "paused", zh: "暫停" },
   disconnected: { en: "step stopped", zh: "步驟已停止" },
-  rewound: { en: "playing back", zh: "回放中" },
+  rewound: { en: "playing back", zh: "倒帶重播" },
   play: { en: "Play", zh: "播放" },
   pause: { en: "Pause", zh: "暫停" },
   back: { en: "Back one event", zh: "退一筆" },
