@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"net"
+	"strings"
 	"testing"
 
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -39,6 +41,19 @@ func TestCommandLine(t *testing.T) {
 	testenv.Fails(t, bin, "install the CRD first with go run ./step06-custom-resource", "--kubeconfig", c.Kubeconfig(t), "-n", ns)
 
 	installCRD(t, c)
+	// metrics 的埠被占用：一行錯誤，之前沒有說 manager 開始了的那一行。 / The metrics port in use: one error line, with no "manager" line before it.
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	var stdout strings.Builder
+	cmd := testenv.Command(bin, "--kubeconfig", c.Kubeconfig(t), "-n", ns, "--metrics-bind-address", busy.Addr().String())
+	cmd.Stdout = &stdout
+	testenv.FailsCmd(t, cmd, "--metrics-bind-address "+busy.Addr().String()+": bind: address already in use")
+	if stdout.Len() > 0 {
+		t.Errorf("with the metrics port in use the step printed\n%s\nbefore failing; want nothing", stdout.String())
+	}
 	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", ns)
 	testenv.InterruptLive(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", ns)
 }

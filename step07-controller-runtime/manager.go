@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -214,6 +216,17 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 			return fmt.Errorf("the API server does not serve %s: install the CRD first with go run ./step06-custom-resource, or apply step06-custom-resource/crd/lab.informer-walkthrough.github.io_podtallies.yaml", labv1alpha1.SchemeGroupVersion)
 		}
 		return err
+	}
+	if opts.metricsAddr != "0" {
+		// manager 要到 Start 才接聽；先試一次，埠被占用時在說「manager 開始了」之前就是一行錯誤。
+		// The manager listens only in Start; try first, so a port in use is one error line before any "manager" line.
+		ln, err := net.Listen("tcp", opts.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-bind-address %s: %v", opts.metricsAddr, errors.Unwrap(err))
+		}
+		if err := ln.Close(); err != nil {
+			return err
+		}
 	}
 	mgr, err := newManager(cfg, namespace, opts)
 	if err != nil {

@@ -170,8 +170,17 @@ func InterruptLive(t testing.TB, bin, ready string, args ...string) {
 // (the line ends in "(see -h)"), 1 for an error at run time.
 func Fails(t testing.TB, bin, want string, args ...string) {
 	t.Helper()
+	FailsCmd(t, Command(bin, args...), want)
+}
+
+// FailsCmd 是 Fails，用一個已經準備好的指令（例如要另外收集 stdout 時）。
+//
+// FailsCmd is Fails for a command already set up (to collect its stdout as
+// well, say).
+func FailsCmd(t testing.TB, cmd *exec.Cmd, want string) {
+	t.Helper()
+	args := cmd.Args[1:]
 	var stderr strings.Builder
-	cmd := Command(bin, args...)
 	cmd.Stderr = &stderr
 	err := cmd.Run()
 	if err == nil {
