@@ -55,5 +55,10 @@ func TestCommandLine(t *testing.T) {
 		t.Errorf("with the metrics port in use the step printed\n%s\nbefore failing; want nothing", stdout.String())
 	}
 	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", ns)
+	// -v 1 把 controller-runtime 的 log 交給 klog：沒有權限的使用者，informer 的 "Failed to watch" 立刻出現。
+	// -v 1 hands controller-runtime's log to klog: for a user without rights the informers' "Failed to watch" shows at once.
+	if out := testenv.Interrupt(t, bin, `"Failed to watch"`, "--kubeconfig", c.Kubeconfig(t), "-n", ns, "--as", "learner", "-v", "1"); !strings.Contains(out, `logger="controller-runtime.cache.UnhandledError"`) {
+		t.Errorf("with -v 1 the Failed to watch line does not come through controller-runtime's logger:\n%s", out)
+	}
 	testenv.InterruptLive(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", ns)
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -134,7 +135,7 @@ func podEvents(out io.Writer) predicate.Predicate {
 // newManager builds the manager: its cache is step 05's shared informers
 // (one per type), and its client reads from the cache and writes to the API
 // server.
-func newManager(cfg *rest.Config, namespace string, opts options) (manager.Manager, error) {
+func newManager(cfg *rest.Config, namespace string, opts options, logger logr.Logger) (manager.Manager, error) {
 	scheme, err := newScheme()
 	if err != nil {
 		return nil, err
@@ -143,7 +144,7 @@ func newManager(cfg *rest.Config, namespace string, opts options) (manager.Manag
 	renew, retryPeriod := opts.leaseDuration*2/3, opts.leaseDuration/5
 	return manager.New(cfg, manager.Options{
 		Scheme: scheme,
-		Logger: logr.Discard(),
+		Logger: logger,
 		Cache: cache.Options{
 			// 步驟 05 的 WithNamespace：每種型別都只看這個 namespace。 / Step 05's WithNamespace: every type watches this namespace only.
 			DefaultNamespaces: map[string]cache.Config{namespace: {}},
@@ -203,7 +204,15 @@ func setUp(mgr manager.Manager, opts options, out io.Writer, ready <-chan struct
 // once the caches have synced, and runs until ctx ends. With --leader-elect,
 // every replica's caches sync, and only the elected one reconciles.
 func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, out io.Writer) error {
-	ctrllog.SetLogger(logr.Discard())
+	// controller-runtime 的 log（也包括它的 informer 的 Reflector 說的 "Failed to watch"）只在 -v 1 以上才印：
+	// 平常每次 reconcile 一行就夠了。
+	// controller-runtime's log (its informers' Reflector "Failed to watch" lines included) only from -v 1 up:
+	// otherwise one line per reconcile is enough.
+	logger := logr.Discard()
+	if klog.V(1).Enabled() {
+		logger = klog.Background()
+	}
+	ctrllog.SetLogger(logger)
 	// 先問 discovery：CRD 沒裝時這裡就說清楚，而不是讓 manager 在建立快取時失敗、或 informer 一再重試。
 	// Ask discovery first: a missing CRD is said plainly here, instead of the manager failing to build its cache
 	// or an informer retrying forever.
@@ -228,7 +237,7 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 			return err
 		}
 	}
-	mgr, err := newManager(cfg, namespace, opts)
+	mgr, err := newManager(cfg, namespace, opts, logger)
 	if err != nil {
 		return err
 	}
