@@ -137,6 +137,9 @@ func playScene(t *testing.T, c *testenv.Cluster, ns string, out *testenv.Output)
 		out.Wait(t, 1, "tallies  OnUpdate  "+ns+"/app-demo ", "(status count "+change+"): skipped")
 	}
 	out.Wait(t, 1, "watching from there")
+	// 先等第一次寫入（observedGeneration 0 -> 1）的回音：它與下一個 Pod 的 OnAdd 來自兩個 informer，順序不固定。
+	// Wait for the first write's echo (observedGeneration 0 -> 1) first: it and the next pod's OnAdd come from two informers, in no fixed order.
+	out.Wait(t, 1, "tallies  OnUpdate  "+ns+"/app-demo ", "(status changed): skipped")
 	testenv.CreatePod(t, cs, ns, "one", map[string]string{"app": "demo"})
 	echo("0 -> 1")
 	testenv.CreatePod(t, cs, ns, "two", map[string]string{"app": "other"})
