@@ -6,6 +6,10 @@
 #
 #   scripts/soak.sh 5                      five rounds; exit 1 if any test failed in any round
 #   GO_TEST_FLAGS='-run TestDemo' scripts/soak.sh 10
+#
+# 失敗那幾次的完整輸出（go test -json）留在 KEEP 指定的資料夾，結尾會印出路徑；全部通過就不留。
+# The whole output (go test -json) of each failing round stays in the folder KEEP names, and the last line gives its path;
+# when every round passes nothing is kept.
 set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -15,6 +19,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 GO_TEST_FLAGS="${GO_TEST_FLAGS:-}"
 # 要跑的套件。 / The packages to run.
 PACKAGES="${PACKAGES:-./...}"
+# 失敗那幾次的輸出放在這裡。 / Where the failing rounds' output goes.
+KEEP="${KEEP:-${TMPDIR:-/tmp}/soak-$(date +%Y%m%d-%H%M%S)}"
 
 LOGS=""
 
@@ -47,13 +53,15 @@ main() {
     if [[ -n "${list}" ]]; then
       failed=$((failed + 1))
       printf '%s\n' "${list}" | sed "s/^/round ${round}: FAIL /"
+      mkdir -p "${KEEP}"
+      cp "${LOGS}/${round}.json" "${KEEP}/round${round}.json"
     elif ! grep -q '"Action":"pass"' "${LOGS}/${round}.json"; then
       tail -n 20 "${LOGS}/${round}.json" >&2
       die "round ${round}: go test ran no test (its last lines are above)"
     fi
   done
   if ((failed > 0)); then
-    die "${failed} of ${rounds} rounds had failures (listed above), $(seconds_since "${started}") in all"
+    die "${failed} of ${rounds} rounds had failures (listed above), $(seconds_since "${started}") in all; their go test -json output is in ${KEEP}"
   fi
   log "${rounds} of ${rounds} rounds passed, $(seconds_since "${started}") in all"
 }
