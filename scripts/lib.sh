@@ -81,11 +81,16 @@ sha256_of() {
   fi
 }
 
+# 快取裡的小程式執行檔沒用多少天之後，下一次建置時刪掉。 / Days after which an unused helper binary goes at the next build.
+HELPER_KEEP_DAYS="${HELPER_KEEP_DAYS:-14}"
+
 # helper_bin 印出 internal/cmd/NAME 建好的執行檔路徑；只有原始碼、go.mod、Go 版本或 repo 位置變了才重新建置，
-# 所以第二次起不用等 go build。執行檔放在每個使用者的快取裡，以這些輸入的雜湊命名。
+# 所以第二次起不用等 go build。執行檔放在每個使用者的快取裡，以這些輸入的雜湊命名。每次使用都會標記它用過；
+# 建置時，同一個小程式超過 HELPER_KEEP_DAYS 天沒用的執行檔（舊的原始碼、別的 clone）與中斷的建置留下的半成品會被刪掉。
 # helper_bin prints the path of internal/cmd/NAME built; it builds again only when the sources, go.mod, the Go version
 # or the repository's location changed, so later runs do not wait for go build. The binary lives in the per-user cache,
-# named after a hash of those inputs.
+# named after a hash of those inputs. Each use marks the binary as used; a build removes the same helper's binaries unused
+# for HELPER_KEEP_DAYS days (older sources, other clones) and half-written ones an interrupted build left behind.
 helper_bin() {
   local name="$1" dir key bin file
   dir="${XDG_CACHE_HOME:-$HOME/.cache}/informer-walkthrough/bin"
@@ -101,8 +106,12 @@ helper_bin() {
   )"
   key="$(printf '%s' "${key}" | sha256_of | cut -c 1-16)"
   bin="${dir}/${name}-${key}"
-  if [[ ! -x "${bin}" ]]; then
+  if [[ -x "${bin}" ]]; then
+    touch "${bin}" 2>/dev/null || true
+  else
     mkdir -p "${dir}"
+    find "${dir}" -maxdepth 1 -type f -name "${name}-*" \( -mtime "+${HELPER_KEEP_DAYS}" -o -name '*.tmp.*' -mmin +60 \) \
+      -delete 2>/dev/null || true
     log "the ${name} helper is built once for each change to its sources"
     go_build "${REPO_ROOT}" "${bin}.tmp.$$" "the ${name} helper" "" "./internal/cmd/${name}"
     mv "${bin}.tmp.$$" "${bin}"

@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -617,5 +618,75 @@ func TestLiveviewScript(t *testing.T) {
 	if resp, err := http.Get(m[1]); err == nil {
 		resp.Body.Close()
 		t.Errorf("%s still answers after replay exited", m[1])
+	}
+}
+
+// 情境：小程式的執行檔快取不會一直長大。建置時，同一個小程式兩週沒用的執行檔與中斷的建置留下的半成品會被刪掉；
+// 最近用過的、別的小程式的都留著；用一次就算用過，即使它是很久以前建的。
+//
+// The story: the helper binary cache does not grow for ever. A build removes
+// the same helper's binaries unused for two weeks and the half-written ones
+// an interrupted build left; recently used ones and other helpers' stay; a
+// binary built long ago counts as used once it runs.
+func TestHelperCacheIsPruned(t *testing.T) {
+	cache := t.TempDir()
+	dir := filepath.Join(cache, "informer-walkthrough", "bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	ages := map[string]time.Duration{
+		"liveview-0000000000000000":       30 * 24 * time.Hour,
+		"liveview-1111111111111111":       24 * time.Hour,
+		"liveview-2222222222222222.tmp.1": 2 * time.Hour,
+		"scene-3333333333333333":          30 * 24 * time.Hour,
+	}
+	for name, age := range ages {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := newLab(t, "lab-helpercache")
+	help := func() {
+		t.Helper()
+		if code, out := l.runArgs("liveview.sh", []string{"-h"}, "XDG_CACHE_HOME="+cache); code != 0 {
+			t.Fatalf("liveview.sh -h: exit %d\n%s", code, out)
+		}
+	}
+	help()
+	left := func() []string {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	var built string
+	for _, name := range left() {
+		if _, old := ages[name]; !old {
+			built = name
+		}
+	}
+	want := []string{"liveview-1111111111111111", built, "scene-3333333333333333"}
+	slices.Sort(want)
+	if got := left(); built == "" || !slices.Equal(got, want) {
+		t.Fatalf("the cache after a build holds %v; want the one built, the recently used one and the other helper's: %v", got, want)
+	}
+
+	path := filepath.Join(dir, built)
+	if err := os.Chtimes(path, now.Add(-30*24*time.Hour), now.Add(-30*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	help()
+	if fi, err := os.Stat(path); err != nil || time.Since(fi.ModTime()) > time.Hour {
+		t.Errorf("%s was used but not marked as used: %v, %v", built, fi.ModTime(), err)
 	}
 }
