@@ -287,6 +287,12 @@ var (
 	// 合併時，step 04 的處理函式會註明 key 已經在佇列裡；這一行是否出現，跟合併一樣取決於時機。
 	// When changes merge, step 04's handler notes that the key is already queued; like the merge, that depends on timing.
 	queuedLine = regexp.MustCompile(`^-- \S+ is already queued `)
+	// step 04 的 Reflector 把 delta 放進 RealFIFO（queue 行），processLoop 在另一個 goroutine 取出（fifo 行）：
+	// 排程器的綁定在 processLoop 取出 Add 之前就到了的話，兩個 queue 行先印，兩個 fifo 行一起跟在後面。
+	// Step 04's Reflector pushes deltas into the RealFIFO (queue lines) and processLoop pops them in another goroutine
+	// (fifo lines): when the scheduler's binding arrives before processLoop pops the Add, both queue lines come first and
+	// both fifo lines follow together.
+	pushLine = regexp.MustCompile(`^queue +`)
 )
 
 // normalize 做的正是 golden file 做的事（internal/golden 的同幾個函式）：resourceVersion 換成 N、
@@ -306,18 +312,22 @@ func normalize(s string) []string {
 
 // compareWalk 比對輸出與 README。worker 的 sync 行另外比：事件來得比 worker 快時，
 // 幾個變化會合併成一次同步（這正是 step 04 要教的），所以實際的 sync 行必須是 README 那些的
-// 子序列，而且最後一行相同；其他每一行都必須一模一樣。prefix 的練習只比 README 列出的部分。
+// 子序列，而且最後一行相同。step 04 的 queue 行也另外比：它們從不合併，順序也跟 README 一樣，
+// 只是可能跑在 fifo 行前面。其他每一行都必須一模一樣。prefix 的練習只比 README 列出的部分。
 //
 // compareWalk compares the output with the README. Worker sync lines are
 // compared apart: when events come faster than a worker, changes merge into
 // one sync (which is what step 04 teaches), so the actual sync lines must be
-// a subsequence of the README's, ending with the same line; every other line
-// must be identical. A prefix exercise compares only as much as the README
-// shows.
+// a subsequence of the README's, ending with the same line. Step 04's queue
+// lines are compared apart too: they never merge and keep the README's order,
+// but may run ahead of the fifo lines. Every other line must be identical. A
+// prefix exercise compares only as much as the README shows.
 func compareWalk(w *walk, got []string) string {
-	split := func(lines []string) (rest, syncs []string) {
+	split := func(lines []string) (rest, syncs, pushes []string) {
 		for _, l := range lines {
-			if syncLine.MatchString(l) {
+			if pushLine.MatchString(l) {
+				pushes = append(pushes, l)
+			} else if syncLine.MatchString(l) {
 				// 同一個狀態連續同步兩次（例如刪除中的兩次更新沒有合併）跟同步一次沒有分別。
 				// The same state synced twice in a row (two updates while deleting that did not merge, say) is no different from once.
 				if len(syncs) == 0 || syncs[len(syncs)-1] != l {
@@ -327,15 +337,15 @@ func compareWalk(w *walk, got []string) string {
 				rest = append(rest, l)
 			}
 		}
-		return rest, syncs
+		return rest, syncs, pushes
 	}
-	wantRest, wantSyncs := split(w.want)
+	wantRest, wantSyncs, wantPushes := split(w.want)
 	// 只取 README 那一段所涵蓋的輸出：直到 README 的非 sync 行用完之後的下一個非 sync 行為止。
 	// Take only the output the README's block covers: up to the non-sync line after the README's last one.
 	var covered []string
 	n := 0
 	for _, l := range got {
-		if !syncLine.MatchString(l) && !shutdownLine.MatchString(l) && !queuedLine.MatchString(l) {
+		if !syncLine.MatchString(l) && !shutdownLine.MatchString(l) && !queuedLine.MatchString(l) && !pushLine.MatchString(l) {
 			if n == len(wantRest) && w.prefix {
 				break
 			}
@@ -343,7 +353,7 @@ func compareWalk(w *walk, got []string) string {
 		}
 		covered = append(covered, l)
 	}
-	gotRest, gotSyncs := split(covered)
+	gotRest, gotSyncs, gotPushes := split(covered)
 	if !slices.Equal(gotRest, wantRest) {
 		for i := range max(len(wantRest), len(gotRest)) {
 			switch {
@@ -355,6 +365,14 @@ func compareWalk(w *walk, got []string) string {
 				return fmt.Sprintf("a line differs: README %q, got %q", wantRest[i], gotRest[i])
 			}
 		}
+	}
+	// prefix 的練習裡，README 之後的變化的 queue 行可能已經先印出來了。
+	// In a prefix exercise, queue lines of the changes after the README's block may already be there.
+	if w.prefix && len(gotPushes) > len(wantPushes) {
+		gotPushes = gotPushes[:len(wantPushes)]
+	}
+	if !slices.Equal(gotPushes, wantPushes) {
+		return fmt.Sprintf("the queue pushes are not the README's: %q", gotPushes)
 	}
 	if !isSubsequence(gotSyncs, wantSyncs) {
 		return fmt.Sprintf("the worker syncs are not the README's, merged or not: %q", gotSyncs)
@@ -373,4 +391,60 @@ func isSubsequence(sub, of []string) bool {
 		}
 	}
 	return i == len(sub)
+}
+
+// 情境（不需要叢集）：compareWalk 接受時機造成、README 有說明的差異，其他的都不接受。step04-pushes-ahead.txt
+// 是一次真正的執行：排程器的綁定在 processLoop 取出 Add 之前就到了，兩個 sync 合併成一個。
+//
+// The story (no cluster needed): compareWalk accepts the differences timing
+// makes and the README explains, and nothing else. step04-pushes-ahead.txt is
+// a real run: the scheduler's binding arrived before processLoop popped the
+// Add, and two syncs merged into one.
+func TestCompareWalk(t *testing.T) {
+	var w *walk
+	for _, x := range parseWalks(t, "../step04-controller/README.md") {
+		if x.name == "step04-controller/demo" {
+			w = x
+		}
+	}
+	if w == nil {
+		t.Fatal("step04-controller/README.md has no walk step04-controller/demo")
+	}
+	data, err := os.ReadFile("testdata/step04-pushes-ahead.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahead := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	index := func(lines []string, prefix string) int {
+		for i, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				return i
+			}
+		}
+		t.Fatalf("no line starts with %q", prefix)
+		return -1
+	}
+	swap := func(lines []string, i, j int) []string {
+		c := slices.Clone(lines)
+		c[i], c[j] = c[j], c[i]
+		return c
+	}
+	add, bind := index(w.want, "queue    Add "), index(w.want, "queue    Update ")
+	popAdd := index(ahead, "fifo     Added ")
+	for _, c := range []struct {
+		name string
+		got  []string
+		ok   bool
+	}{
+		{"the README's own block", w.want, true},
+		{"a real run whose binding was pushed before the Add was popped", ahead, true},
+		{"the same run with its pops in the wrong order", swap(ahead, popAdd, popAdd+1), false},
+		{"pushes in the wrong order", swap(w.want, add, bind), false},
+		{"a push missing", slices.Delete(slices.Clone(w.want), bind, bind+1), false},
+		{"a pop missing", slices.Delete(slices.Clone(ahead), popAdd, popAdd+1), false},
+	} {
+		if msg := compareWalk(w, c.got); (msg == "") != c.ok {
+			t.Errorf("%s: compareWalk says %q; want accepted = %v", c.name, msg, c.ok)
+		}
+	}
 }
