@@ -354,16 +354,20 @@ func kubeconfigOf(c *rest.Config, name string) *clientcmdapi.Config {
 	return cfg
 }
 
-// Pause 暫停一個元件（SIGSTOP），回傳讓它繼續的函式（SIGCONT）。測試用它把 Pod 生命週期的
+// Pause 暫停一個元件（SIGSTOP，並等它的每個執行緒都停下），回傳讓它繼續的函式（SIGCONT）。測試用它把 Pod 生命週期的
 // 各個階段一個一個放出來，讓輸出的順序固定；Stop 之前記得讓它繼續。
 //
-// Pause stops a component in its tracks (SIGSTOP) and returns the function
-// that lets it go on (SIGCONT). Tests use it to release a pod's lifecycle one
+// Pause stops a component in its tracks (SIGSTOP, then waits until each of
+// its threads has stopped) and returns the function that lets it go on
+// (SIGCONT). Tests use it to release a pod's lifecycle one
 // stage at a time, so the output's order is fixed; resume it before Stop.
 func (cp *ControlPlane) Pause(name string) (resume func() error, err error) {
 	for _, c := range cp.components {
 		if c.name == name {
 			if err := c.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+				return nil, fmt.Errorf("pausing %s: %w", name, err)
+			}
+			if err := waitStopped(c.cmd.Process.Pid, 10*time.Second); err != nil {
 				return nil, fmt.Errorf("pausing %s: %w", name, err)
 			}
 			return func() error { return c.cmd.Process.Signal(syscall.SIGCONT) }, nil

@@ -1,6 +1,13 @@
 package controlplane
 
-import "syscall"
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
 
 // DieWithParent 讓元件在啟動它的行程死掉時收到 SIGKILL（Linux 的 Pdeathsig），
 // 即使 go test 逾時 panic，也不會留下孤兒行程。
@@ -10,4 +17,44 @@ import "syscall"
 // orphans.
 func DieWithParent() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
+// waitStopped 等到行程的每個執行緒都真的停下（/proc/PID/task/*/stat 的狀態是 T）。kill 送出 SIGSTOP 就回傳，
+// 但群組停止要等核心挑中的那個執行緒拿到 CPU 才開始；在忙碌的機器上，其他執行緒這段時間還在跑：
+// soak 看過暫停中的 kube-scheduler 還綁定了 Pod。
+//
+// waitStopped waits until every thread of the process has really stopped
+// (state T in /proc/PID/task/*/stat). kill returns once SIGSTOP is sent, but
+// the group stop starts only when the thread the kernel picked gets a CPU; on
+// a busy machine the other threads run on meanwhile: the soak saw a paused
+// kube-scheduler still bind a pod.
+func waitStopped(pid int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		stats, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+		if err != nil {
+			return err
+		}
+		running := 0
+		for _, stat := range stats {
+			data, err := os.ReadFile(stat)
+			if err != nil {
+				continue // 執行緒剛結束。 / The thread just exited.
+			}
+			// 狀態是 ")" 之後的第一個欄位（程式名稱裡可能有空白與括號）。
+			// The state is the first field after the last ")" (the command name may hold spaces and parentheses).
+			if i := bytes.LastIndexByte(data, ')'); i < 0 || i+2 >= len(data) || (data[i+2] != 'T' && data[i+2] != 't') {
+				running++
+			}
+		}
+		switch {
+		case len(stats) == 0:
+			return fmt.Errorf("process %d is gone", pid)
+		case running == 0:
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("%d of the %d threads of process %d still not stopped after %s", running, len(stats), pid, timeout)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
