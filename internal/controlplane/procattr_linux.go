@@ -39,7 +39,8 @@ func waitStopped(pid int, timeout time.Duration) error {
 		for _, stat := range stats {
 			data, err := os.ReadFile(stat)
 			if err != nil {
-				continue // 執行緒剛結束。 / The thread just exited.
+				// 執行緒剛結束。 / The thread just exited.
+				continue
 			}
 			// 狀態是 ")" 之後的第一個欄位（程式名稱裡可能有空白與括號）。
 			// The state is the first field after the last ")" (the command name may hold spaces and parentheses).
