@@ -58,11 +58,7 @@ func TestClusterOnKind(t *testing.T) {
 	if cfg, err := clientcmd.LoadFromFile(l.kubeconfig); err != nil || cfg.CurrentContext != "kind-"+name {
 		t.Fatalf("current context = %v, %v; want kind-%s", cfg.CurrentContext, err, name)
 	}
-	rest, err := clientcmd.BuildConfigFromFlags("", l.kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := kubernetes.NewForConfigOrDie(rest)
+	cs := kubernetes.NewForConfigOrDie(l.restConfig())
 
 	t.Run("behaves like a cluster", func(t *testing.T) {
 		if _, err := scene.Create(context.Background(), cs, "default", "hello", nil); err != nil {

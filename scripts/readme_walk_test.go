@@ -17,7 +17,6 @@ import (
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // walk 是 README 裡的一段練習：第一個終端機的指令（最後一行是 go run，會一直執行），
@@ -183,11 +182,7 @@ func (l *lab) undoFirstRun(w *walk) {
 		if m == nil {
 			continue
 		}
-		rest, err := clientcmd.BuildConfigFromFlags("", l.kubeconfig)
-		if err != nil {
-			t.Fatal(err)
-		}
-		crds := apiextensions.NewForConfigOrDie(rest).ApiextensionsV1().CustomResourceDefinitions()
+		crds := apiextensions.NewForConfigOrDie(l.restConfig()).ApiextensionsV1().CustomResourceDefinitions()
 		ctx := t.Context()
 		if err := crds.Delete(ctx, m[1], metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			t.Fatalf("deleting CRD %s before walking %s again: %v", m[1], w.name, err)

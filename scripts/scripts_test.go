@@ -30,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
@@ -59,6 +60,18 @@ func newLab(t *testing.T, name string) *lab {
 		t.Fatal(err)
 	}
 	return newLabEnv(t, name, "PATH="+fakeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// restConfig 讀這個 lab 的 kubeconfig（cluster-up.sh 寫的那一份）。
+//
+// restConfig reads the lab's kubeconfig, the one cluster-up.sh wrote.
+func (l *lab) restConfig() *rest.Config {
+	l.t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", l.kubeconfig)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return cfg
 }
 
 // newLabEnv 跟 newLab 一樣，但用這台機器上真正的 docker，再加上 env 裡的設定。
@@ -156,11 +169,7 @@ func TestLocalClusterUpAndDown(t *testing.T) {
 	if fi, err := os.Stat(l.kubeconfig); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("kubeconfig mode = %v, %v; want 0600", fi.Mode().Perm(), err)
 	}
-	rest, err := clientcmd.BuildConfigFromFlags("", l.kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := kubernetes.NewForConfigOrDie(rest)
+	cs := kubernetes.NewForConfigOrDie(l.restConfig())
 	body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
 	if err != nil || string(body) != "ok" {
 		t.Fatalf("/readyz = %q, %v; want ok", body, err)
