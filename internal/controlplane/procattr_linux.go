@@ -2,11 +2,14 @@ package controlplane
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // DieWithParent 讓元件在啟動它的行程死掉時收到 SIGKILL（Linux 的 Pdeathsig），
@@ -29,13 +32,16 @@ func DieWithParent() *syscall.SysProcAttr {
 // a busy machine the other threads run on meanwhile: the soak saw a paused
 // kube-scheduler still bind a pod.
 func waitStopped(pid int, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
+	running, threads := 0, 0
+	err := wait.PollUntilContextTimeout(context.Background(), time.Millisecond, timeout, true, func(context.Context) (bool, error) {
 		stats, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
 		if err != nil {
-			return err
+			return false, err
 		}
-		running := 0
+		if len(stats) == 0 {
+			return false, fmt.Errorf("process %d is gone", pid)
+		}
+		running, threads = 0, len(stats)
 		for _, stat := range stats {
 			data, err := os.ReadFile(stat)
 			if err != nil {
@@ -48,14 +54,10 @@ func waitStopped(pid int, timeout time.Duration) error {
 				running++
 			}
 		}
-		switch {
-		case len(stats) == 0:
-			return fmt.Errorf("process %d is gone", pid)
-		case running == 0:
-			return nil
-		case time.Now().After(deadline):
-			return fmt.Errorf("%d of the %d threads of process %d still not stopped after %s", running, len(stats), pid, timeout)
-		}
-		time.Sleep(time.Millisecond)
+		return running == 0, nil
+	})
+	if wait.Interrupted(err) {
+		return fmt.Errorf("%d of the %d threads of process %d still not stopped after %s", running, threads, pid, timeout)
 	}
+	return err
 }
