@@ -130,7 +130,7 @@ func listAndWatch(ctx context.Context, lw cache.ListerWatcherWithContext, opts w
 		// changed in between is lost. Without a version the server would first
 		// send every existing pod again as ADDED, and a pod that was in the list
 		// and deleted in the gap would never get its DELETED.
-		show.Note(out, "list returned resourceVersion=%s; watching from there", rv)
+		show.With(show.At("list"), show.OpListed, show.RV(rv)).Note(out, "list returned resourceVersion=%s; watching from there", rv)
 		for {
 			from := rv
 			rv, err = watchFrom(ctx, lw, from, opts, out)
@@ -138,13 +138,13 @@ func listAndWatch(ctx context.Context, lw cache.ListerWatcherWithContext, opts w
 				return nil
 			}
 			if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
-				show.Note(out, "watch from resourceVersion=%s: 410 Gone (%v); listing again", from, err)
+				show.With(show.At("watch"), show.OpRelist, show.RV(from)).Note(out, "watch from resourceVersion=%s: 410 Gone (%v); listing again", from, err)
 				break
 			}
 			if err != nil {
 				return err
 			}
-			show.Note(out, "watch closed at resourceVersion=%s; watching again from there", rv)
+			show.With(show.At("watch"), show.OpRewatch, show.RV(rv)).Note(out, "watch closed at resourceVersion=%s; watching again from there", rv)
 		}
 	}
 }
@@ -161,7 +161,7 @@ func list(ctx context.Context, lw cache.ListerWatcherWithContext, out io.Writer)
 	pods := obj.(*corev1.PodList)
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		show.Line(out, "list", "EXISTS", show.Key(p), show.Pod(p))
+		show.Line(out, "list", "EXISTS", show.Key(p), show.Pod(p), show.OpList, show.Saw(p))
 	}
 	return pods.ResourceVersion, nil
 }
@@ -199,12 +199,23 @@ func watchFrom(ctx context.Context, lw cache.ListerWatcherWithContext, rv string
 					return rv, err
 				}
 				rv = m.GetResourceVersion()
-				show.Line(out, "watch", "BOOKMARK", "", "resourceVersion="+rv)
+				show.Line(out, "watch", "BOOKMARK", "", "resourceVersion="+rv, show.OpBookmark, show.RV(rv))
 			default:
 				p := ev.Object.(*corev1.Pod)
 				rv = p.ResourceVersion
-				show.Line(out, "watch", string(ev.Type), show.Key(p), show.Pod(p))
+				show.Line(out, "watch", string(ev.Type), show.Key(p), show.Pod(p), show.OpWatch, seen(ev.Type, p))
 			}
 		}
 	}
+}
+
+// seen 是 watch 事件給頁面的欄位：DELETED 的物件已經不在了，其他的是它現在的樣子。
+//
+// seen is a watch event's field for the page: a DELETED object is gone,
+// any other is as it is now.
+func seen(t watch.EventType, p *corev1.Pod) show.Field {
+	if t == watch.Deleted {
+		return show.Gone(p)
+	}
+	return show.Saw(p)
 }

@@ -61,7 +61,7 @@ func TestDemo(t *testing.T) {
 
 	// 即時頁面開著（跟 --ui 同一條路）：印出的文字跟 golden file 一樣，頁面也看到同樣的事件。
 	// The live page is on (the path --ui takes): the text is the golden file's, and the page sees the same events.
-	out, lv, stop := testenv.StartLive(t, c, ns, pipeline(), "demo.recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+	out, lv, stop := testenv.StartLive(t, c, ns, page(), "demo.recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
 		return run(ctx, cs, ns, watchOptions{}, out)
 	})
 	out.Wait(t, 1, "watching from there")

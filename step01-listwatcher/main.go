@@ -11,14 +11,13 @@ import (
 	"flag"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
-	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
 )
 
 func main() {
 	var opts watchOptions
 	cli.Main(cli.Step{
 		Name:     "step01-listwatcher",
-		Pipeline: pipeline,
+		Pipeline: page,
 		Flags: func(fs *flag.FlagSet) {
 			fs.Int64Var(&opts.timeoutSeconds, "watch-timeout", 0, "ask the server to end each watch after this many seconds, to see re-watching (0: server default)")
 			fs.BoolVar(&opts.bookmarks, "bookmarks", false, "ask for BOOKMARK events (a newer resourceVersion with no object change)")
@@ -26,17 +25,4 @@ func main() {
 	}, func(ctx context.Context, env *cli.Env) error {
 		return run(ctx, env.Client, env.Namespace, opts, env.Out)
 	})
-}
-
-// pipeline 是這一步在即時頁面（--ui）上的階段：只有它真的有、真的觀察得到的那些。
-//
-// pipeline is this step's stages on the live page (--ui): only those it
-// really has and really observes.
-func pipeline() liveview.Pipeline {
-	return liveview.Pipeline{
-		Step:    "step01-listwatcher",
-		Title:   liveview.Text{En: "Step 01: a ListerWatcher by hand", Zh: "步驟 01：親手實作 ListerWatcher"},
-		Chapter: liveview.Chapter("01-listwatcher"),
-		Stages:  []liveview.Stage{liveview.StageOf("api", "request"), liveview.StageOf("list", "list"), liveview.StageOf("watch", "watch")},
-	}
 }

@@ -91,17 +91,17 @@ type printingStore struct {
 }
 
 func (s *printingStore) Add(obj any) error {
-	s.print("Add", obj)
+	s.print("Add", obj, show.Cached)
 	return s.Store.Add(obj)
 }
 
 func (s *printingStore) Update(obj any) error {
-	s.print("Update", obj)
+	s.print("Update", obj, show.Cached)
 	return s.Store.Update(obj)
 }
 
 func (s *printingStore) Delete(obj any) error {
-	s.print("Delete", obj)
+	s.print("Delete", obj, show.Uncached)
 	return s.Store.Delete(obj)
 }
 
@@ -115,13 +115,19 @@ func (s *printingStore) Replace(list []any, resourceVersion string) error {
 		return show.Key(sorted[i].(*corev1.Pod)) < show.Key(sorted[j].(*corev1.Pod))
 	})
 	for _, obj := range sorted {
-		s.print("Replace", obj)
+		p := obj.(*corev1.Pod)
+		show.Line(s.out, "store", "Replace", show.Key(p), show.Pod(p), show.OpStore, show.Replacing(p))
 	}
-	show.Note(s.out, "Replace carried resourceVersion=%s; watching from there", resourceVersion)
+	show.With(show.At("store"), show.OpStore, show.ReplaceDone(), show.RV(resourceVersion)).
+		Note(s.out, "Replace carried resourceVersion=%s; watching from there", resourceVersion)
 	return s.Store.Replace(list, resourceVersion)
 }
 
-func (s *printingStore) print(method string, obj any) {
+// print 印出一次 Store 的呼叫；change 說它對快取做了什麼（給即時頁面）。
+//
+// print prints one Store call; change says what it did to the cache (for
+// the live page).
+func (s *printingStore) print(method string, obj any, change func(*corev1.Pod) show.Field) {
 	p := obj.(*corev1.Pod)
-	show.Line(s.out, "store", method, show.Key(p), show.Pod(p))
+	show.Line(s.out, "store", method, show.Key(p), show.Pod(p), show.OpStore, change(p))
 }

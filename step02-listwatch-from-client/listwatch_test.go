@@ -50,7 +50,7 @@ func startStepOn(t *testing.T, c *testenv.Cluster, ns, label, field, record stri
 		t.Fatal(err)
 	}
 	kubeconfig := c.Kubeconfig(t)
-	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(), record, func(ctx context.Context, _ kubernetes.Interface, out io.Writer) error {
+	out, lv, _ := testenv.StartLive(t, c, ns, page(), record, func(ctx context.Context, _ kubernetes.Interface, out io.Writer) error {
 		env, err := cli.Connect(ctx, &cli.Flags{Kubeconfig: kubeconfig, Namespace: ns, Trace: true}, true, out, out)
 		if err != nil {
 			return err

@@ -17,14 +17,13 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
-	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
 )
 
 func main() {
 	var labelFlag, fieldFlag string
 	cli.Main(cli.Step{
 		Name:            "step02-listwatch-from-client",
-		Pipeline:        pipeline,
+		Pipeline:        page,
 		RidesOutOutages: true,
 		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&labelFlag, "label-selector", "", "only pods whose labels match, for example app=demo or 'tier in (web,api)'")
@@ -58,18 +57,4 @@ func selectors(labelFlag, fieldFlag string) (labels.Selector, fields.Selector, e
 		return nil, nil, fmt.Errorf("bad --field-selector %q: %w", fieldFlag, err)
 	}
 	return l, f, nil
-}
-
-// pipeline 是這一步在即時頁面（--ui）上的階段：只有它真的有、真的觀察得到的那些。
-//
-// pipeline is this step's stages on the live page (--ui): only those it
-// really has and really observes.
-func pipeline() liveview.Pipeline {
-	return liveview.Pipeline{
-		Step:    "step02-listwatch-from-client",
-		Title:   liveview.Text{En: "Step 02: the ListWatch client-go builds, run by a Reflector", Zh: "步驟 02：client-go 建出的 ListWatch，由 Reflector 執行"},
-		Chapter: liveview.Chapter("02-listwatch-from-client"),
-		Stages:  []liveview.Stage{liveview.StageOf("api", "request"), liveview.StageOf("store", "store")},
-		Panels:  []string{"cache"},
-	}
 }

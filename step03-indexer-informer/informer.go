@@ -98,12 +98,13 @@ func run(ctx context.Context, client kubernetes.Interface, namespace string, opt
 	handler := cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, isInInitialList bool) {
 			pod := obj.(*corev1.Pod)
-			show.Line(out, "handler", "OnAdd", show.Key(pod), show.Pod(pod)+show.InitialList(isInInitialList))
+			show.Line(out, "handler", "OnAdd", show.Key(pod), show.Pod(pod)+show.InitialList(isInInitialList),
+				show.OpHandle, show.Cached(pod), show.Initial(isInInitialList))
 			showIndex(out, indexer)
 		},
 		UpdateFunc: func(oldObj, newObj any) {
 			pod := newObj.(*corev1.Pod)
-			show.Line(out, "handler", "OnUpdate", show.Key(pod), show.Changes(oldObj.(*corev1.Pod), pod))
+			show.Line(out, "handler", "OnUpdate", show.Key(pod), show.Changes(oldObj.(*corev1.Pod), pod), show.OpHandle, show.Cached(pod))
 			showIndex(out, indexer)
 		},
 		DeleteFunc: func(obj any) {
@@ -137,7 +138,7 @@ func run(ctx context.Context, client kubernetes.Interface, namespace string, opt
 	// modify them; DeepCopy first if you must change one.
 	keys := indexer.ListKeys()
 	sort.Strings(keys)
-	show.Note(out, "cache synced (HasSynced=true): ListKeys() = [%s]", strings.Join(keys, " "))
+	show.With(show.At("indexer"), show.OpRead).Note(out, "cache synced (HasSynced=true): ListKeys() = [%s]", strings.Join(keys, " "))
 	for _, key := range keys {
 		obj, exists, err := indexer.GetByKey(key)
 		if err != nil {
@@ -145,7 +146,8 @@ func run(ctx context.Context, client kubernetes.Interface, namespace string, opt
 		}
 		// ListKeys 之後 Pod 可能已經被刪掉：快取一直在變。 / The pod may be gone since ListKeys: the cache keeps changing.
 		if exists {
-			show.Note(out, "GetByKey(%q): %s", key, show.Pod(obj.(*corev1.Pod)))
+			pod := obj.(*corev1.Pod)
+			show.With(show.At("indexer"), show.OpRead, show.About(key), show.Cached(pod)).Note(out, "GetByKey(%q): %s", key, show.Pod(pod))
 		}
 	}
 	show.Note(out, "informer synced; watching from there")
@@ -173,18 +175,19 @@ func constructorName(c string) string {
 func onDelete(out io.Writer, obj any) {
 	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		detail := "tombstone: deleted while we were not watching"
-		if pod, ok := tombstone.Obj.(*corev1.Pod); ok {
+		pod, ok := tombstone.Obj.(*corev1.Pod)
+		if ok {
 			detail += "; last known " + show.Pod(pod)
 		}
-		show.Line(out, "handler", "OnDelete", tombstone.Key, detail)
+		show.Line(out, "handler", "OnDelete", tombstone.Key, detail, show.OpHandle, show.Uncached(pod))
 		return
 	}
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
-		show.Line(out, "handler", "OnDelete", "?", fmt.Sprintf("unexpected %T", obj))
+		show.Line(out, "handler", "OnDelete", "?", fmt.Sprintf("unexpected %T", obj), show.OpHandle)
 		return
 	}
-	show.Line(out, "handler", "OnDelete", show.Key(pod), show.Pod(pod))
+	show.Line(out, "handler", "OnDelete", show.Key(pod), show.Pod(pod), show.OpHandle, show.Uncached(pod))
 }
 
 // showIndex 印出自訂索引目前的內容：對每個 app 值呼叫 ByIndex，列出那些 Pod 的 key。
@@ -197,6 +200,7 @@ func showIndex(out io.Writer, indexer cache.Indexer) {
 	values := indexer.ListIndexFuncValues(byApp)
 	sort.Strings(values)
 	var parts []string
+	buckets := map[string][]string{}
 	for _, v := range values {
 		pods, err := indexer.ByIndex(byApp, v)
 		if err != nil || len(pods) == 0 {
@@ -207,10 +211,11 @@ func showIndex(out io.Writer, indexer cache.Indexer) {
 			keys = append(keys, show.Key(obj.(*corev1.Pod)))
 		}
 		sort.Strings(keys)
+		buckets[v] = keys
 		parts = append(parts, v+"=["+strings.Join(keys, " ")+"]")
 	}
 	if len(parts) == 0 {
 		parts = []string{"(empty)"}
 	}
-	show.Note(out, "index %s: %s", byApp, strings.Join(parts, " "))
+	show.With(show.At("indexer"), show.Index(buckets)).Note(out, "index %s: %s", byApp, strings.Join(parts, " "))
 }

@@ -74,7 +74,7 @@ func TestDemo(t *testing.T) {
 	// 即時頁面開著（跟 --ui 同一條路）：印出的文字跟 golden file 一樣，頁面也看到同樣的事件。
 	// The live page is on (the path --ui takes): the text is the golden file's, and the page sees the same events.
 	opts := options{constructor: "options", name: testenv.InformerName(t)}
-	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(), "demo.recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+	out, lv, _ := testenv.StartLive(t, c, ns, page(options{}), "demo.recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
 		return run(ctx, cs, ns, opts, out)
 	})
 	out.Wait(t, 1, "watching from there")
@@ -121,7 +121,7 @@ func TestPageShowsClusterStringsAsText(t *testing.T) {
 	c := testenv.Plain(t)
 	cs, ns := c.Client(), c.Namespace(t)
 	testenv.CreatePod(t, cs, ns, "hostile", map[string]string{"app": "demo"})
-	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(), "", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+	out, lv, _ := testenv.StartLive(t, c, ns, page(options{}), "", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
 		return run(ctx, cs, ns, options{constructor: "options"}, out)
 	})
 	out.Wait(t, 1, "watching from there")

@@ -22,7 +22,7 @@ func main() {
 	var opts options
 	cli.Main(cli.Step{
 		Name:            "step03-indexer-informer",
-		Pipeline:        pipeline,
+		Pipeline:        func() liveview.Pipeline { return page(opts) },
 		RidesOutOutages: true,
 		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&opts.constructor, "constructor", "options", "options: cache.NewInformerWithOptions (today); indexer: cache.NewIndexerInformer (the source article's, deprecated)")
@@ -41,20 +41,4 @@ func main() {
 		opts.name = env.InformerName
 		return run(ctx, env.Client, env.Namespace, opts, env.Out)
 	})
-}
-
-// pipeline 是這一步在即時頁面（--ui）上的階段：只有它真的有、真的觀察得到的那些。
-//
-// pipeline is this step's stages on the live page (--ui): only those it
-// really has and really observes.
-func pipeline() liveview.Pipeline {
-	informer := liveview.StageOf("informer")
-	informer.Depth, informer.Opaque = "informer_queued_items", true
-	return liveview.Pipeline{
-		Step:    "step03-indexer-informer",
-		Title:   liveview.Text{En: "Step 03: the indexer informer", Zh: "步驟 03：indexer informer"},
-		Chapter: liveview.Chapter("03-indexer-informer"),
-		Stages:  []liveview.Stage{liveview.StageOf("api", "request"), informer, liveview.StageOf("handlers", "handler")},
-		Panels:  []string{"cache", "index"},
-	}
 }

@@ -65,7 +65,7 @@ func BenchmarkBurst(b *testing.B) {
 					}
 					iteration++
 					opts.name = name
-					o, lv, s := testenv.StartLive(b, c, ns, pipeline(), "", func(ctx context.Context, cs kubernetes.Interface, w io.Writer) error {
+					o, lv, s := testenv.StartLive(b, c, ns, page(opts), "", func(ctx context.Context, cs kubernetes.Interface, w io.Writer) error {
 						return run(ctx, cs, ns, opts, w)
 					})
 					b.Cleanup(name.Release)

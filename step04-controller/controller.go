@@ -105,8 +105,11 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 		before := c.queue.Len()
 		c.queue.Add(key)
 		if c.queue.Len() == before {
-			show.Note(out, "%s is already queued (or being synced): no second entry; its next sync sees the latest state", key)
+			show.With(show.At("handler"), show.About(key), show.OpMerge, show.Queued("workqueue")).
+				Note(out, "%s is already queued (or being synced): no second entry; its next sync sees the latest state", key)
+			return
 		}
+		show.Quiet(out, "handler", "Add", key, "queue.Add", show.OpAdd, show.Queued("workqueue"))
 	}
 	c.indexer, c.informer = newInformer(lw, cache.ResourceEventHandlerFuncs{
 		AddFunc:    enqueue,
@@ -181,6 +184,9 @@ func (c *controller) processNextItem(ctx context.Context, worker string) bool {
 	if quit {
 		return false
 	}
+	// 即時頁面看得到 worker 什麼時候拿到 key、什麼時候還回去（Done）。 / The live page sees when a worker took the key and when it gave it back (Done).
+	show.Quiet(c.out, worker, "Get", key, "queue.Get", show.OpGet)
+	defer show.Quiet(c.out, worker, "Done", key, "queue.Done", show.OpDone)
 	defer c.queue.Done(key)
 	c.handleErr(worker, key, c.syncToStdout(ctx, worker, key))
 	return true
@@ -198,14 +204,14 @@ func (c *controller) syncToStdout(ctx context.Context, worker, key string) error
 		return err
 	}
 	if !exists {
-		show.Line(c.out, worker, "sync", key, "gone from the cache: the pod was deleted")
+		show.Line(c.out, worker, "sync", key, "gone from the cache: the pod was deleted", show.OpSync, show.Gone(nil), show.From("indexer"))
 		return nil
 	}
 	pod := obj.(*corev1.Pod)
 	if pod.Annotations[failAnnotation] == "true" {
 		return fmt.Errorf("annotation %s=true", failAnnotation)
 	}
-	show.Line(c.out, worker, "sync", key, show.Pod(pod))
+	show.Line(c.out, worker, "sync", key, show.Pod(pod), show.OpSync, show.Saw(pod), show.From("indexer"))
 	// 假裝在工作（--sync-time）。ctx 結束時立刻停下：排乾佇列時不必一個一個等。
 	// Pretend to work (--sync-time). Stop at once when ctx ends: draining the queue need not wait for each.
 	select {
@@ -232,10 +238,11 @@ func (c *controller) handleErr(worker, key string, err error) {
 		// The same as c.queue.AddRateLimited(key), spelled out so the delay
 		// can be printed.
 		delay := c.rateLimiter.When(key)
-		show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; retry %d/%d in %s", err, retries+1, c.opts.maxRetries, delay))
+		show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; retry %d/%d in %s", err, retries+1, c.opts.maxRetries, delay),
+			show.Retrying(retries+1, c.opts.maxRetries, delay))
 		c.queue.AddAfter(key, delay)
 		return
 	}
 	c.queue.Forget(key)
-	show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; giving up after %d retries (dropped from the queue)", err, retries))
+	show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; giving up after %d retries (dropped from the queue)", err, retries), show.OpDrop)
 }

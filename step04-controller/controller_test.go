@@ -73,7 +73,7 @@ func TestDemo(t *testing.T) {
 			// 即時頁面開著（跟 --ui 同一條路）：印出的文字跟 golden file 一樣，頁面也看到同樣的事件。
 			// The live page is on (the path --ui takes): the text is the golden file's, and the page sees the same events.
 			opts.name = testenv.InformerName(t)
-			out, lv, _ := testenv.StartLive(t, c, ns, pipeline(), mode.golden+".recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+			out, lv, _ := testenv.StartLive(t, c, ns, page(opts), mode.golden+".recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
 				return run(ctx, cs, ns, opts, out)
 			})
 			out.Wait(t, 1, "worker1  sync      default/before ")
@@ -329,7 +329,7 @@ func TestCommandLine(t *testing.T) {
 	testenv.Fails(t, bin, "step04-controller: flag provided but not defined: -bogus (see -h)", "--bogus")
 	testenv.Fails(t, bin, "--workers must be at least 1", "--kubeconfig", "/nonexistent", "--workers", "0")
 	testenv.Fails(t, bin, `--fifo must be atomic or per-object, not "delta"`, "--kubeconfig", "/nonexistent", "--fifo", "delta")
-	testenv.Fails(t, bin, `--ui "0.0.0.0:8080": give a loopback address`, "--kubeconfig", "/nonexistent", "--ui=0.0.0.0:8080")
+	testenv.Fails(t, bin, `--ui "nonsense": want HOST:PORT`, "--kubeconfig", "/nonexistent", "--ui=nonsense")
 	out := testenv.Interrupt(t, bin, "informer synced", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
 	if !strings.Contains(out, "-- workers stopped") {
 		t.Errorf("no clean worker shutdown after Ctrl-C:\n%s", out)
@@ -357,7 +357,7 @@ func TestWorkersAndBurst(t *testing.T) {
 	}
 	// 頁面開著：它要畫出同樣的合併。 / The page is on: it must draw the same merging.
 	opts := options{workers: 3, syncTime: 200 * time.Millisecond, maxRetries: 5, baseDelay: 5 * time.Millisecond, name: testenv.InformerName(t)}
-	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(), "", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+	out, lv, _ := testenv.StartLive(t, c, ns, page(opts), "", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
 		return run(ctx, cs, ns, opts, out)
 	})
 	out.Wait(t, 1, "informer synced")
@@ -531,7 +531,7 @@ func TestPageThroughAThousandPods(t *testing.T) {
 	ns := c.Namespace(t)
 	names := testenv.ManyPods(t, c, ns, 1000)
 	opts := options{workers: 3, maxRetries: 5, baseDelay: 5 * time.Millisecond, fifo: "atomic", name: testenv.InformerName(t)}
-	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(), "", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+	out, lv, _ := testenv.StartLive(t, c, ns, page(opts), "", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
 		return run(ctx, cs, ns, opts, out)
 	})
 	out.Wait(t, 1000, "sync      "+ns+"/pod-")

@@ -112,20 +112,20 @@ func (p *processor) processDelta(d cache.Delta, isInInitialList bool) error {
 		return p.processReplacedAllInfo(d.Object.(cache.ReplacedAllInfo), isInInitialList)
 	case cache.SyncAll:
 		pods := p.indexer.List()
-		show.Note(p.out, "fifo: SyncAll: OnUpdate(obj, obj) for each of the %s in the indexer", show.Pods(len(pods)))
+		show.With(show.At("fifo"), show.OpPop).Note(p.out, "fifo: SyncAll: OnUpdate(obj, obj) for each of the %s in the indexer", show.Pods(len(pods)))
 		for _, obj := range pods {
-			show.Line(p.out, "fifo", "OnUpdate", key(obj), "resync: old and new are the same object")
+			show.Line(p.out, "fifo", "OnUpdate", key(obj), "resync: old and new are the same object", show.OpResync)
 			p.handler.OnUpdate(obj, obj)
 		}
 	case cache.Bookmark:
 		rv := d.Object.(cache.BookmarkInfo).ResourceVersion
 		p.indexer.Bookmark(rv)
-		show.Line(p.out, "fifo", "Bookmark", "", "indexer.Bookmark(resourceVersion="+rv+"), no handler call")
+		show.Line(p.out, "fifo", "Bookmark", "", "indexer.Bookmark(resourceVersion="+rv+"), no handler call", show.OpBookmark, show.RV(rv), show.Into("indexer"))
 	case cache.Deleted:
 		if err := p.indexer.Delete(d.Object); err != nil {
 			return err
 		}
-		show.Line(p.out, "fifo", string(d.Type), key(d.Object), "indexer.Delete, OnDelete"+tombstone(d.Object))
+		show.Line(p.out, "fifo", string(d.Type), key(d.Object), "indexer.Delete, OnDelete"+tombstone(d.Object), wrote(d.Object, true)...)
 		p.handler.OnDelete(d.Object)
 	case cache.Added, cache.Updated, cache.Replaced, cache.Sync:
 		old, exists, err := p.indexer.Get(d.Object)
@@ -136,14 +136,14 @@ func (p *processor) processDelta(d cache.Delta, isInInitialList bool) error {
 			if err := p.indexer.Update(d.Object); err != nil {
 				return err
 			}
-			show.Line(p.out, "fifo", string(d.Type), key(d.Object), "indexer.Update, OnUpdate")
+			show.Line(p.out, "fifo", string(d.Type), key(d.Object), "indexer.Update, OnUpdate", wrote(d.Object, false)...)
 			p.handler.OnUpdate(old, d.Object)
 			return nil
 		}
 		if err := p.indexer.Add(d.Object); err != nil {
 			return err
 		}
-		show.Line(p.out, "fifo", string(d.Type), key(d.Object), "indexer.Add, OnAdd"+show.InitialList(isInInitialList))
+		show.Line(p.out, "fifo", string(d.Type), key(d.Object), "indexer.Add, OnAdd"+show.InitialList(isInInitialList), wrote(d.Object, false)...)
 		p.handler.OnAdd(d.Object, isInInitialList)
 	default:
 		return fmt.Errorf("unexpected delta type %q", d.Type)
@@ -191,18 +191,19 @@ func (p *processor) processReplacedAllInfo(info cache.ReplacedAllInfo, isInIniti
 	if err := p.indexer.Replace(info.Objects, info.ResourceVersion); err != nil {
 		return err
 	}
-	show.Note(p.out, "fifo: ReplacedAll with %s: indexer.Replace first, then one handler call per pod", show.Pods(len(info.Objects)))
+	show.With(show.At("fifo"), show.OpPop, show.Holding(keys(info.Objects)...)).
+		Note(p.out, "fifo: ReplacedAll with %s: indexer.Replace first, then one handler call per pod", show.Pods(len(info.Objects)))
 	for _, t := range gone {
-		show.Line(p.out, "fifo", "OnDelete", t.Key, "not in the new list"+tombstone(t))
+		show.Line(p.out, "fifo", "OnDelete", t.Key, "not in the new list"+tombstone(t), wrote(t, true)...)
 		p.handler.OnDelete(t)
 	}
 	for i, obj := range info.Objects {
 		if olds[i] != nil {
-			show.Line(p.out, "fifo", "OnUpdate", key(obj), "already in the cache before this list")
+			show.Line(p.out, "fifo", "OnUpdate", key(obj), "already in the cache before this list", wrote(obj, false)...)
 			p.handler.OnUpdate(olds[i], obj)
 			continue
 		}
-		show.Line(p.out, "fifo", "OnAdd", key(obj), "new to the cache"+show.InitialList(isInInitialList))
+		show.Line(p.out, "fifo", "OnAdd", key(obj), "new to the cache"+show.InitialList(isInInitialList), wrote(obj, false)...)
 		p.handler.OnAdd(obj, isInInitialList)
 	}
 	return nil
@@ -223,7 +224,7 @@ func (p *processor) processDeltasInBatch(deltas []cache.Delta, isInInitialList b
 		case cache.Deleted:
 			txns = append(txns, cache.Transaction{Type: cache.TransactionTypeDelete, Object: obj})
 			calls = append(calls, func() {
-				show.Line(p.out, "fifo", string(d.Type), k, "indexer.Delete (in the batch), OnDelete"+tombstone(obj))
+				show.Line(p.out, "fifo", string(d.Type), k, "indexer.Delete (in the batch), OnDelete"+tombstone(obj), wrote(obj, true)...)
 				p.handler.OnDelete(obj)
 			})
 		case cache.Added, cache.Updated, cache.Replaced, cache.Sync:
@@ -234,21 +235,26 @@ func (p *processor) processDeltasInBatch(deltas []cache.Delta, isInInitialList b
 			if exists {
 				txns = append(txns, cache.Transaction{Type: cache.TransactionTypeUpdate, Object: obj})
 				calls = append(calls, func() {
-					show.Line(p.out, "fifo", string(d.Type), k, "indexer.Update (in the batch), OnUpdate")
+					show.Line(p.out, "fifo", string(d.Type), k, "indexer.Update (in the batch), OnUpdate", wrote(obj, false)...)
 					p.handler.OnUpdate(old, obj)
 				})
 				continue
 			}
 			txns = append(txns, cache.Transaction{Type: cache.TransactionTypeAdd, Object: obj})
 			calls = append(calls, func() {
-				show.Line(p.out, "fifo", string(d.Type), k, "indexer.Add (in the batch), OnAdd"+show.InitialList(isInInitialList))
+				show.Line(p.out, "fifo", string(d.Type), k, "indexer.Add (in the batch), OnAdd"+show.InitialList(isInInitialList), wrote(obj, false)...)
 				p.handler.OnAdd(obj, isInInitialList)
 			})
 		default:
 			return fmt.Errorf("delta type %q cannot be batched", d.Type)
 		}
 	}
-	show.Note(p.out, "fifo: a batch of %d changes: one indexer transaction, then the handlers", len(deltas))
+	batch := make([]string, 0, len(deltas))
+	for _, d := range deltas {
+		batch = append(batch, key(d.Object))
+	}
+	show.With(show.At("fifo"), show.OpPop, show.Holding(batch...)).
+		Note(p.out, "fifo: a batch of %d changes: one indexer transaction, then the handlers", len(deltas))
 	if err := p.indexer.(cache.TransactionStore).Transaction(txns...); err != nil {
 		return err
 	}
@@ -277,4 +283,22 @@ func tombstone(obj any) string {
 		return " (tombstone)"
 	}
 	return ""
+}
+
+// wrote 是 processLoop 那一行給即時頁面的欄位：它寫了 Indexer（加入或更新 obj，或者刪掉它），
+// 然後呼叫處理函式。
+//
+// wrote is the fields of a processLoop line for the live page: it wrote
+// the Indexer (adding or updating obj, or deleting it), then called the
+// handler.
+func wrote(obj any, deleted bool) []show.Field {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	pod, _ := obj.(*corev1.Pod)
+	change := show.Uncached(pod)
+	if !deleted {
+		change = show.Cached(pod)
+	}
+	return []show.Field{show.OpProcess, change, show.Into("indexer")}
 }

@@ -24,7 +24,7 @@ func main() {
 	opts := options{}
 	cli.Main(cli.Step{
 		Name:            "step04-controller",
-		Pipeline:        pipeline,
+		Pipeline:        func() liveview.Pipeline { return page(opts) },
 		RidesOutOutages: true,
 		Flags: func(fs *flag.FlagSet) {
 			fs.IntVar(&opts.workers, "workers", 1, "how many workers sync keys in parallel")
@@ -50,24 +50,4 @@ func main() {
 		opts.name = env.InformerName
 		return run(ctx, env.Client, env.Namespace, opts, env.Out)
 	})
-}
-
-// pipeline 是這一步在即時頁面（--ui）上的階段：只有它真的有、真的觀察得到的那些。
-//
-// pipeline is this step's stages on the live page (--ui): only those it
-// really has and really observes.
-func pipeline() liveview.Pipeline {
-	workqueue := liveview.StageOf("workqueue")
-	workqueue.Depth = "workqueue_depth"
-	push := liveview.StageOf("push", "queue")
-	push.Depth = "informer_queued_items"
-	return liveview.Pipeline{
-		Step:    "step04-controller",
-		Title:   liveview.Text{En: "Step 04: the controller underneath, and the controller on top", Zh: "步驟 04：底下的控制器，與上面的控制器"},
-		Chapter: liveview.Chapter("04-controller"),
-		Stages: []liveview.Stage{liveview.StageOf("api", "request"), push,
-			liveview.StageOf("process", "fifo"), workqueue, liveview.StageOf("workers", "worker*")},
-		Panels:         []string{"cache", "workqueue"},
-		FailAnnotation: true,
-	}
 }

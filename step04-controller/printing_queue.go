@@ -21,17 +21,17 @@ type printingQueue struct {
 }
 
 func (q *printingQueue) Add(obj any) error {
-	show.Line(q.out, "queue", "Add", key(obj), "-> one Added delta")
+	show.Line(q.out, "queue", "Add", key(obj), "-> one Added delta", show.OpPush)
 	return q.RealFIFO.Add(obj)
 }
 
 func (q *printingQueue) Update(obj any) error {
-	show.Line(q.out, "queue", "Update", key(obj), "-> one Updated delta")
+	show.Line(q.out, "queue", "Update", key(obj), "-> one Updated delta", show.OpPush)
 	return q.RealFIFO.Update(obj)
 }
 
 func (q *printingQueue) Delete(obj any) error {
-	show.Line(q.out, "queue", "Delete", key(obj), "-> one Deleted delta")
+	show.Line(q.out, "queue", "Delete", key(obj), "-> one Deleted delta", show.OpPush)
 	return q.RealFIFO.Delete(obj)
 }
 
@@ -40,7 +40,7 @@ func (q *printingQueue) Replace(objs []any, rv string) error {
 	if !q.atomic {
 		becomes = "-> one Replaced delta per pod, and a Deleted tombstone per cached pod not listed"
 	}
-	show.Line(q.out, "queue", "Replace", show.Pods(len(objs)), becomes)
+	show.Line(q.out, "queue", "Replace", show.Pods(len(objs)), becomes, show.OpPush, show.RV(rv), show.Holding(keys(objs)...))
 	return q.RealFIFO.Replace(objs, rv)
 }
 
@@ -49,7 +49,7 @@ func (q *printingQueue) Resync() error {
 	if !q.atomic {
 		becomes = "-> one Sync delta per pod in the indexer"
 	}
-	show.Line(q.out, "queue", "Resync", "", becomes)
+	show.Line(q.out, "queue", "Resync", "", becomes, show.OpPush)
 	return q.RealFIFO.Resync()
 }
 
@@ -58,6 +58,18 @@ func (q *printingQueue) Bookmark(rv string) error {
 	if !q.atomic {
 		becomes = "-> nothing: Bookmark deltas need atomic events"
 	}
-	show.Line(q.out, "queue", "Bookmark", "", "resourceVersion="+rv+" "+becomes)
+	show.Line(q.out, "queue", "Bookmark", "", "resourceVersion="+rv+" "+becomes, show.OpBookmark, show.RV(rv))
 	return q.RealFIFO.Bookmark(rv)
+}
+
+// keys 是一串物件的 key，給即時頁面：一次 Replace 帶著的每個 Pod。
+//
+// keys are the keys of a list of objects, for the live page: every pod a
+// Replace carries.
+func keys(objs []any) []string {
+	out := make([]string, 0, len(objs))
+	for _, obj := range objs {
+		out = append(out, key(obj))
+	}
+	return out
 }

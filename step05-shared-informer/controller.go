@@ -65,10 +65,10 @@ func newController(factory informers.SharedInformerFactory, out io.Writer) (*con
 		out: out,
 	}
 	reg, err := pods.TypedInformer().AddTypedEventHandler(coreinformers.PodHandlerFuncs{
-		AddFunc:    func(pod *corev1.Pod) { c.queue.Add(cache.MetaObjectToName(pod)) },
-		UpdateFunc: func(_, pod *corev1.Pod) { c.queue.Add(cache.MetaObjectToName(pod)) },
+		AddFunc:    func(pod *corev1.Pod) { c.enqueue(cache.MetaObjectToName(pod)) },
+		UpdateFunc: func(_, pod *corev1.Pod) { c.enqueue(cache.MetaObjectToName(pod)) },
 		// 刪除時 GetObjectName 一定拿得到 key，墓碑也一樣。 / On a delete GetObjectName always has the key, tombstones included.
-		DeleteFunc: func(d coreinformers.DeletedPod) { c.queue.Add(d.GetObjectName()) },
+		DeleteFunc: func(d coreinformers.DeletedPod) { c.enqueue(d.GetObjectName()) },
 	})
 	if err != nil {
 		return nil, err
@@ -78,6 +78,14 @@ func newController(factory informers.SharedInformerFactory, out io.Writer) (*con
 	// synced and every key of the initial list is in the queue.
 	c.synced = reg.HasSyncedChecker()
 	return c, nil
+}
+
+// enqueue 把 key 放進佇列；即時頁面看得到這一步（不印出來）。
+//
+// enqueue queues the key; the live page sees it (nothing is printed).
+func (c *controller) enqueue(key cache.ObjectName) {
+	c.queue.Add(key)
+	show.Quiet(c.out, "handler", "Add", key.String(), "queue.Add", show.OpAdd, show.Queued("workqueue"))
 }
 
 // runController 建立控制器、啟動工廠、等處理函式同步，再啟動 worker，直到 ctx 結束。
@@ -121,17 +129,20 @@ func (c *controller) processNextItem(worker string) bool {
 	if quit {
 		return false
 	}
+	show.Quiet(c.out, worker, "Get", key.String(), "queue.Get", show.OpGet)
+	defer show.Quiet(c.out, worker, "Done", key.String(), "queue.Done", show.OpDone)
 	defer c.queue.Done(key)
 	err := c.sync(worker, key)
 	switch {
 	case err == nil:
 		c.queue.Forget(key)
 	case c.queue.NumRequeues(key) < maxRetries:
-		show.Line(c.out, worker, "FAILED", key.String(), fmt.Sprintf("%v; retry %d/%d", err, c.queue.NumRequeues(key)+1, maxRetries))
+		show.Line(c.out, worker, "FAILED", key.String(), fmt.Sprintf("%v; retry %d/%d", err, c.queue.NumRequeues(key)+1, maxRetries),
+			show.Retrying(c.queue.NumRequeues(key)+1, maxRetries, 0))
 		c.queue.AddRateLimited(key)
 	default:
 		c.queue.Forget(key)
-		show.Line(c.out, worker, "FAILED", key.String(), fmt.Sprintf("%v; giving up after %d retries", err, maxRetries))
+		show.Line(c.out, worker, "FAILED", key.String(), fmt.Sprintf("%v; giving up after %d retries", err, maxRetries), show.OpDrop)
 	}
 	return true
 }
@@ -145,7 +156,7 @@ func (c *controller) processNextItem(worker string) bool {
 func (c *controller) sync(worker string, key cache.ObjectName) error {
 	pod, err := c.lister.Pods(key.Namespace).Get(key.Name)
 	if apierrors.IsNotFound(err) {
-		show.Line(c.out, worker, "sync", key.String(), "not in the lister: the pod was deleted")
+		show.Line(c.out, worker, "sync", key.String(), "not in the lister: the pod was deleted", show.OpSync, show.Gone(nil), show.From("informer"))
 		return nil
 	}
 	if err != nil {
@@ -154,6 +165,6 @@ func (c *controller) sync(worker string, key cache.ObjectName) error {
 	if pod.Annotations[failAnnotation] == "true" {
 		return fmt.Errorf("annotation %s=true", failAnnotation)
 	}
-	show.Line(c.out, worker, "sync", key.String(), show.Pod(pod))
+	show.Line(c.out, worker, "sync", key.String(), show.Pod(pod), show.OpSync, show.Saw(pod), show.From("informer"))
 	return nil
 }

@@ -14,11 +14,13 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 )
 
-// printer 是 v0.37 寫處理函式的方式：PodDetailedHandlerFuncs 就是
+// printer 是 v0.37 寫處理函式的方式（它跟得上，所以它看到的就是快取此刻的內容：頁面的快取表格從它來）：PodDetailedHandlerFuncs 就是
 // cache.TypedResourceEventHandlerDetailedFuncs[*corev1.Pod]，拿到的已經是 *corev1.Pod，不必型別斷言。
 // 刪除拿到的是 DeletedPod（cache.DeletedObject[*corev1.Pod]），它把墓碑也包進來：見 deleted。
 //
-// printer is how v0.37 writes handlers: PodDetailedHandlerFuncs is
+// printer is how v0.37 writes handlers (it keeps up, so what it sees is
+// what the cache holds now: the page's cache table comes from it):
+// PodDetailedHandlerFuncs is
 // cache.TypedResourceEventHandlerDetailedFuncs[*corev1.Pod], so each call gets
 // a *corev1.Pod, no type assertion. A delete gets a DeletedPod
 // (cache.DeletedObject[*corev1.Pod]), which covers tombstones too: see
@@ -26,15 +28,16 @@ import (
 func printer(name string, out io.Writer, count *atomic.Int64) coreinformers.PodDetailedHandlerFuncs {
 	return coreinformers.PodDetailedHandlerFuncs{
 		AddFunc: func(pod *corev1.Pod, isInInitialList bool) {
-			show.Line(out, name, "OnAdd", show.Key(pod), show.Pod(pod)+show.InitialList(isInInitialList))
+			show.Line(out, name, "OnAdd", show.Key(pod), show.Pod(pod)+show.InitialList(isInInitialList),
+				show.OpHandle, show.Cached(pod), show.Initial(isInInitialList))
 			count.Add(1)
 		},
 		UpdateFunc: func(old, pod *corev1.Pod) {
-			show.Line(out, name, "OnUpdate", show.Key(pod), show.Changes(old, pod))
+			show.Line(out, name, "OnUpdate", show.Key(pod), show.Changes(old, pod), show.OpHandle, show.Cached(pod))
 			count.Add(1)
 		},
 		DeleteFunc: func(d coreinformers.DeletedPod) {
-			show.Line(out, name, "OnDelete", d.GetKey(), deleted(d))
+			show.Line(out, name, "OnDelete", d.GetKey(), deleted(d), show.OpHandle, show.Uncached(d.OptionalObj))
 			count.Add(1)
 		},
 	}
@@ -84,24 +87,27 @@ func slowHandler(ctx context.Context, opts options, out io.Writer, printed *atom
 	// done 不必加鎖：同一個處理函式的呼叫由它的 processorListener 一個接一個送來，從不並行。
 	// done needs no lock: one handler's calls come one after another from its processorListener, never at once.
 	var done int64
-	line := func(what, key, detail string) {
+	// 它說的是過去（Behind）：頁面把它畫成自己那一道上的舊狀態，不拿它當快取現在的樣子。
+	// It tells of the past (Behind): the page draws it as an old state in its own lane, never as what the cache holds now.
+	line := func(what, key, detail string, saw show.Field) {
 		done++
-		show.Line(out, "slow", what, key, fmt.Sprintf("%s [%d behind printer]", detail, printed.Load()-done))
+		behind := printed.Load() - done
+		show.Line(out, "slow", what, key, fmt.Sprintf("%s [%d behind printer]", detail, behind), show.OpHandle, saw, show.Behind(behind))
 	}
 	return coreinformers.PodDetailedHandlerFuncs{
 		AddFunc: func(pod *corev1.Pod, isInInitialList bool) {
 			if wait(ctx) {
-				line("OnAdd", show.Key(pod), show.Pod(pod)+show.InitialList(isInInitialList))
+				line("OnAdd", show.Key(pod), show.Pod(pod)+show.InitialList(isInInitialList), show.Saw(pod))
 			}
 		},
 		UpdateFunc: func(old, pod *corev1.Pod) {
 			if wait(ctx) {
-				line("OnUpdate", show.Key(pod), show.Changes(old, pod))
+				line("OnUpdate", show.Key(pod), show.Changes(old, pod), show.Saw(pod))
 			}
 		},
 		DeleteFunc: func(d coreinformers.DeletedPod) {
 			if wait(ctx) {
-				line("OnDelete", d.GetKey(), deleted(d))
+				line("OnDelete", d.GetKey(), deleted(d), show.Gone(d.OptionalObj))
 			}
 		},
 	}
@@ -130,6 +136,6 @@ func lateHandler(ctx context.Context, pods coreinformers.TypedPodInformer, out i
 	if err := pods.Informer().RemoveEventHandler(reg); err != nil {
 		return err
 	}
-	show.Note(out, "late: added after Start, it got the %s in the cache as synthetic adds (initial list); RemoveEventHandler: no new events are queued for it", show.Pods(int(got.Load())))
+	show.With(show.At("late")).Note(out, "late: added after Start, it got the %s in the cache as synthetic adds (initial list); RemoveEventHandler: no new events are queued for it", show.Pods(int(got.Load())))
 	return nil
 }

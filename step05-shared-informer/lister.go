@@ -31,7 +31,7 @@ func readLister(pods coreinformers.TypedPodInformer, namespace string, out io.Wr
 		names = append(names, pod.Name)
 	}
 	sort.Strings(names)
-	show.Note(out, "Lister().Pods(%q).List(everything) = [%s] (from the cache: no request)", namespace, strings.Join(names, " "))
+	show.With(show.At("lister"), show.OpRead).Note(out, "Lister().Pods(%q).List(everything) = [%s] (from the cache: no request)", namespace, strings.Join(names, " "))
 	for _, name := range names {
 		pod, err := lister.Get(name)
 		// List 之後 Pod 可能已經被刪掉：那就是 NotFound，跳過它。 / The pod may be gone since List: that is NotFound; skip it.
@@ -41,7 +41,8 @@ func readLister(pods coreinformers.TypedPodInformer, namespace string, out io.Wr
 		if err != nil {
 			return nil, err
 		}
-		show.Note(out, "Lister().Pods(%q).Get(%q): %s, %d managedFields entries", namespace, name, show.Pod(pod), len(pod.ManagedFields))
+		show.With(show.At("lister"), show.OpRead, show.About(show.Key(pod)), show.Cached(pod)).
+			Note(out, "Lister().Pods(%q).Get(%q): %s, %d managedFields entries", namespace, name, show.Pod(pod), len(pod.ManagedFields))
 	}
 	return list, nil
 }

@@ -26,7 +26,7 @@ func main() {
 	opts := options{workers: 1}
 	cli.Main(cli.Step{
 		Name:            "step05-shared-informer",
-		Pipeline:        func() liveview.Pipeline { return pipeline(opts.controller) },
+		Pipeline:        func() liveview.Pipeline { return page(opts) },
 		RidesOutOutages: true,
 		Flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&opts.selector, "label-selector", "", "only pods whose labels match (WithTweakListOptions puts it on the watch request), for example app=demo")
@@ -67,30 +67,4 @@ func main() {
 		opts.name = env.InformerName
 		return run(ctx, env.Client, env.Namespace, opts, env.Out)
 	})
-}
-
-// pipeline 是這一步在即時頁面（--ui）上的階段：導覽有處理函式與 lister，--controller 有 workqueue 與 worker。
-//
-// pipeline is this step's stages on the live page (--ui): the tour has
-// handlers and the lister, --controller the workqueue and workers.
-func pipeline(controller bool) liveview.Pipeline {
-	informer := liveview.StageOf("informer")
-	informer.Depth, informer.Opaque = "informer_queued_items", true
-	p := liveview.Pipeline{
-		Step:    "step05-shared-informer",
-		Title:   liveview.Text{En: "Step 05: shared informers, the factory and listers", Zh: "步驟 05：共享 informer、工廠與 lister"},
-		Chapter: liveview.Chapter("05-shared-informer"),
-		Stages:  []liveview.Stage{liveview.StageOf("api", "request"), informer},
-	}
-	if controller {
-		workqueue := liveview.StageOf("workqueue")
-		workqueue.Depth = "workqueue_depth"
-		p.Stages = append(p.Stages, workqueue, liveview.StageOf("workers", "worker*"))
-		p.Panels = []string{"cache", "workqueue"}
-		p.FailAnnotation = true
-		return p
-	}
-	p.Stages = append(p.Stages, liveview.StageOf("listeners", "printer", "slow", "late"), liveview.StageOf("lister"))
-	p.Panels = []string{"cache", "listeners"}
-	return p
 }

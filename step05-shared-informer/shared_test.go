@@ -83,7 +83,7 @@ func TestDemo(t *testing.T) {
 	// 即時頁面開著（跟 --ui 同一條路）：印出的文字跟 golden file 一樣，頁面也看到同樣的事件。
 	// The live page is on (the path --ui takes): the text is the golden file's, and the page sees the same events.
 	opts := options{workers: 1, name: testenv.InformerName(t)}
-	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(false), "demo.recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+	out, lv, _ := testenv.StartLive(t, c, ns, page(opts), "demo.recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
 		return run(ctx, cs, ns, opts, out)
 	})
 	out.Wait(t, 1, "watching from there")
@@ -166,7 +166,7 @@ func TestOneWatchForEveryone(t *testing.T) {
 // with every event in order, its lag falling to 0. It also shows that the
 // informer having synced does not mean every handler has had the initial
 // list.
-func TestSlowHandlerDoesNotHoldBackTheOther(t *testing.T) {
+func TestDemoSlowHandler(t *testing.T) {
 	c := testenv.Realistic(t)
 	cs := c.Client()
 	ns := "default"
@@ -191,7 +191,7 @@ func TestSlowHandlerDoesNotHoldBackTheOther(t *testing.T) {
 		return ctx.Err() == nil
 	}}
 	opts.workers, opts.name = 1, testenv.InformerName(t)
-	out, lv, _ := testenv.StartLive(t, c, ns, pipeline(false), "slow.recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
+	out, lv, _ := testenv.StartLive(t, c, ns, page(opts), "slow.recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
 		return run(ctx, cs, ns, opts, out)
 	})
 	out.Wait(t, 1, "watching from there")

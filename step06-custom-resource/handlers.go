@@ -18,12 +18,13 @@ import (
 func (c *controller) tallyAdded(obj any) {
 	t, err := c.tallies.toTally(obj)
 	if err != nil {
-		show.Line(c.out, "tallies", "OnAdd", "?", err.Error())
+		show.Line(c.out, "tallies", "OnAdd", "?", err.Error(), show.OpHandle)
 		return
 	}
 	// 先印再放：worker 可能立刻取走這個 key，它的那一行不該排在這一行前面。
 	// Print, then queue: a worker may take the key at once, and its line must not come before this one.
-	show.Line(c.out, "tallies", "OnAdd", show.Key(t), fmt.Sprintf("selector %q, generation %d: queued", t.Spec.Selector, t.Generation))
+	show.Line(c.out, "tallies", "OnAdd", show.Key(t), fmt.Sprintf("selector %q, generation %d: queued", t.Spec.Selector, t.Generation),
+		show.OpHandle, show.SawMeta(t), show.Queued("workqueue"))
 	c.queue.Add(cache.MetaObjectToName(t))
 }
 
@@ -42,14 +43,16 @@ func (c *controller) tallyUpdated(oldObj, newObj any) {
 	old, err1 := c.tallies.toTally(oldObj)
 	t, err2 := c.tallies.toTally(newObj)
 	if err := cmpErr(err1, err2); err != nil {
-		show.Line(c.out, "tallies", "OnUpdate", "?", err.Error())
+		show.Line(c.out, "tallies", "OnUpdate", "?", err.Error(), show.OpHandle)
 		return
 	}
 	if old.Generation == t.Generation {
-		show.Line(c.out, "tallies", "OnUpdate", show.Key(t), fmt.Sprintf("generation %d unchanged (%s): skipped", t.Generation, statusChange(old, t)))
+		show.Line(c.out, "tallies", "OnUpdate", show.Key(t), fmt.Sprintf("generation %d unchanged (%s): skipped", t.Generation, statusChange(old, t)),
+			show.OpSkip, show.SawMeta(t))
 		return
 	}
-	show.Line(c.out, "tallies", "OnUpdate", show.Key(t), fmt.Sprintf("generation %d -> %d, selector %q -> %q: queued", old.Generation, t.Generation, old.Spec.Selector, t.Spec.Selector))
+	show.Line(c.out, "tallies", "OnUpdate", show.Key(t), fmt.Sprintf("generation %d -> %d, selector %q -> %q: queued", old.Generation, t.Generation, old.Spec.Selector, t.Spec.Selector),
+		show.OpHandle, show.SawMeta(t), show.Queued("workqueue"))
 	c.queue.Add(cache.MetaObjectToName(t))
 }
 
@@ -60,10 +63,10 @@ func (c *controller) tallyUpdated(oldObj, newObj any) {
 func (c *controller) tallyDeleted(obj any) {
 	key, err := cache.DeletionHandlingObjectToName(obj)
 	if err != nil {
-		show.Line(c.out, "tallies", "OnDelete", "?", err.Error())
+		show.Line(c.out, "tallies", "OnDelete", "?", err.Error(), show.OpHandle)
 		return
 	}
-	show.Line(c.out, "tallies", "OnDelete", key.String(), "queued")
+	show.Line(c.out, "tallies", "OnDelete", key.String(), "queued", show.OpHandle, show.Gone(nil), show.Queued("workqueue"))
 	c.queue.Add(key)
 }
 
@@ -85,14 +88,14 @@ func (c *controller) podChanged(what string, oldObj, obj any) {
 	}
 	pod, ok := obj.(*metav1.PartialObjectMetadata)
 	if !ok {
-		show.Line(c.out, "pods", what, "?", fmt.Sprintf("not a *PartialObjectMetadata: %T", obj))
+		show.Line(c.out, "pods", what, "?", fmt.Sprintf("not a *PartialObjectMetadata: %T", obj), show.OpHandle)
 		return
 	}
 	detail := "labels=" + show.Labels(pod.Labels)
 	sets := []labels.Set{pod.Labels}
 	if old, ok := oldObj.(*metav1.PartialObjectMetadata); ok {
 		if labels.Equals(old.Labels, pod.Labels) {
-			show.Quiet(c.out, "pods", what, show.Key(pod), "labels unchanged: nothing to queue")
+			show.Quiet(c.out, "pods", what, show.Key(pod), "labels unchanged: nothing to queue", show.OpSkip, show.SawMeta(pod))
 			return
 		}
 		detail = fmt.Sprintf("labels %s -> %s", show.Labels(old.Labels), show.Labels(pod.Labels))
@@ -107,10 +110,10 @@ func (c *controller) podChanged(what string, oldObj, obj any) {
 	// labels" is a computation, not a lookup; with few tallies, a scan is cheap.
 	ts, err := c.tallies.list(pod.Namespace)
 	if err != nil {
-		show.Line(c.out, "pods", what, show.Key(pod), err.Error())
+		show.Line(c.out, "pods", what, show.Key(pod), err.Error(), show.OpHandle)
 		return
 	}
-	var queued []string
+	var queued, queuedKeys []string
 	var keys []cache.ObjectName
 	for _, t := range ts {
 		sel, err := labels.Parse(t.Spec.Selector)
@@ -121,14 +124,16 @@ func (c *controller) podChanged(what string, oldObj, obj any) {
 		if slices.ContainsFunc(sets, func(s labels.Set) bool { return sel.Matches(s) }) {
 			keys = append(keys, cache.MetaObjectToName(t))
 			queued = append(queued, t.Name)
+			queuedKeys = append(queuedKeys, show.Key(t))
 		}
 	}
 	slices.Sort(queued)
 	if len(queued) == 0 {
-		show.Line(c.out, "pods", what, show.Key(pod), detail+": no tally selects it")
+		show.Line(c.out, "pods", what, show.Key(pod), detail+": no tally selects it", show.OpSkip, podSeen(what, pod))
 		return
 	}
-	show.Line(c.out, "pods", what, show.Key(pod), detail+": queued tally "+strings.Join(queued, ", "))
+	show.Line(c.out, "pods", what, show.Key(pod), detail+": queued tally "+strings.Join(queued, ", "),
+		show.OpHandle, podSeen(what, pod), show.Queued("workqueue", queuedKeys...))
 	for _, key := range keys {
 		c.queue.Add(key)
 	}
@@ -141,4 +146,14 @@ func cmpErr(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// podSeen 是 Pod 事件給即時頁面的欄位：刪除時它已經不在了。
+//
+// podSeen is a pod event's field for the live page: on a delete it is gone.
+func podSeen(what string, pod *metav1.PartialObjectMetadata) show.Field {
+	if what == "OnDelete" {
+		return show.Gone(nil)
+	}
+	return show.SawMeta(pod)
 }

@@ -21,7 +21,7 @@ func main() {
 	opts := options{workers: 1, demoTally: true}
 	cli.Main(cli.Step{
 		Name:            "step06-custom-resource",
-		Pipeline:        pipeline,
+		Pipeline:        func() liveview.Pipeline { return page(opts) },
 		RidesOutOutages: true,
 		Flags: func(fs *flag.FlagSet) {
 			fs.IntVar(&opts.workers, "workers", 1, "how many workers sync tallies in parallel")
@@ -40,30 +40,4 @@ func main() {
 		opts.name = env.InformerName
 		return run(ctx, env.Config, env.Namespace, opts, env.Out)
 	})
-}
-
-// pipeline 是這一步在即時頁面（--ui）上的階段：兩個 informer 餵同一個 workqueue，worker 寫回 status。
-// 只有具名的 informer（產生的那一個）會回報佇列深度；metadata 與 dynamic 的 informer
-// 沒有 InformerName 選項，所以頁面畫成不透明、沒有深度。
-//
-// pipeline is this step's stages on the live page (--ui): two informers
-// feed one workqueue, and workers write status back. Only named informers
-// report their queue depth (the generated one); the metadata and dynamic
-// informers take no InformerName, so the page draws them opaque, without a
-// depth.
-func pipeline() liveview.Pipeline {
-	tallies := liveview.StageOf("tallies", "tallies")
-	tallies.Opaque = true
-	tallies.Depth, tallies.DepthOf = "informer_queued_items", "podtallys"
-	pods := liveview.StageOf("pods", "pods")
-	pods.Opaque = true
-	workqueue := liveview.StageOf("workqueue")
-	workqueue.Depth = "workqueue_depth"
-	return liveview.Pipeline{
-		Step:    "step06-custom-resource",
-		Title:   liveview.Text{En: "Step 06: your own resource, generated and metadata-only informers", Zh: "步驟 06：自己的資源、產生的 informer 與只看 metadata 的 informer"},
-		Chapter: liveview.Chapter("06-custom-resource"),
-		Stages:  []liveview.Stage{liveview.StageOf("api", "request"), tallies, pods, workqueue, liveview.StageOf("workers", "worker*")},
-		Panels:  []string{"workqueue"},
-	}
 }

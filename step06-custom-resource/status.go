@@ -26,6 +26,8 @@ func (c *controller) processNextItem(ctx context.Context, worker string) bool {
 	if quit {
 		return false
 	}
+	show.Quiet(c.out, worker, "Get", key.String(), "queue.Get", show.OpGet)
+	defer show.Quiet(c.out, worker, "Done", key.String(), "queue.Done", show.OpDone)
 	defer c.queue.Done(key)
 	err := c.sync(ctx, worker, key)
 	reason := ""
@@ -39,11 +41,12 @@ func (c *controller) processNextItem(ctx context.Context, worker string) bool {
 	case err == nil:
 		c.queue.Forget(key)
 	case c.queue.NumRequeues(key) < maxRetries:
-		show.Line(c.out, worker, "FAILED", key.String(), fmt.Sprintf("%s; retry %d/%d", reason, c.queue.NumRequeues(key)+1, maxRetries))
+		show.Line(c.out, worker, "FAILED", key.String(), fmt.Sprintf("%s; retry %d/%d", reason, c.queue.NumRequeues(key)+1, maxRetries),
+			show.Retrying(c.queue.NumRequeues(key)+1, maxRetries, 0))
 		c.queue.AddRateLimited(key)
 	default:
 		c.queue.Forget(key)
-		show.Line(c.out, worker, "FAILED", key.String(), fmt.Sprintf("%s; giving up after %d retries", reason, maxRetries))
+		show.Line(c.out, worker, "FAILED", key.String(), fmt.Sprintf("%s; giving up after %d retries", reason, maxRetries), show.OpDrop)
 	}
 	return true
 }
@@ -58,7 +61,7 @@ func (c *controller) processNextItem(ctx context.Context, worker string) bool {
 func (c *controller) sync(ctx context.Context, worker string, key cache.ObjectName) error {
 	cached, err := c.tallies.get(key.Namespace, key.Name)
 	if isNotFound(err) {
-		show.Line(c.out, worker, "sync", key.String(), "not in the lister: the tally was deleted, nothing to write")
+		show.Line(c.out, worker, "sync", key.String(), "not in the lister: the tally was deleted, nothing to write", show.OpSync, show.Gone(nil), show.From("tallies"))
 		c.staleMu.Lock()
 		delete(c.stale, key)
 		c.staleMu.Unlock()
@@ -69,10 +72,10 @@ func (c *controller) sync(ctx context.Context, worker string, key cache.ObjectNa
 	}
 	want, summary := c.count(cached)
 	if labv1alpha1.SameStatus(cached.Status, want) {
-		show.Line(c.out, worker, "sync", key.String(), summary+"; status up to date, nothing to write")
+		show.Line(c.out, worker, "sync", key.String(), summary+"; status up to date, nothing to write", show.OpSync, show.SawMeta(cached), show.From("pods"))
 		return nil
 	}
-	show.Line(c.out, worker, "sync", key.String(), summary)
+	show.Line(c.out, worker, "sync", key.String(), summary, show.OpSync, show.SawMeta(cached), show.From("pods"))
 
 	base := cached
 	if c.opts.staleWrite {
@@ -102,10 +105,10 @@ func (c *controller) sync(ctx context.Context, worker string, key cache.ObjectNa
 		if base.Status.ObservedGeneration != want.ObservedGeneration {
 			change += fmt.Sprintf(", observedGeneration %d -> %d", base.Status.ObservedGeneration, want.ObservedGeneration)
 		}
-		show.Line(c.out, worker, "status", key.String(), change)
+		show.Line(c.out, worker, "status", key.String(), change, show.OpWrite, show.Into("api"))
 		_, err := c.tallies.updateStatus(ctx, t)
 		if apierrors.IsConflict(err) && c.opts.retryOnConflict {
-			show.Line(c.out, worker, "conflict", key.String(), "409 Conflict: the copy was stale; reading it again from the API server")
+			show.Line(c.out, worker, "conflict", key.String(), "409 Conflict: the copy was stale; reading it again from the API server", show.OpConflict, show.Into("api"))
 		}
 		return err
 	}

@@ -89,7 +89,7 @@ func TestDemo(t *testing.T) {
 	removeCRD(t, c)
 	testenv.BeforePod(t, cs, ns)
 	opts := options{workers: 1, demoTally: true, name: testenv.InformerName(t)}
-	out, lv, _ := testenv.StartLiveConfig(t, c, ns, pipeline(), "demo.recording.jsonl", func(ctx context.Context, cfg *rest.Config, out io.Writer) error {
+	out, lv, _ := testenv.StartLiveConfig(t, c, ns, page(options{}), "demo.recording.jsonl", func(ctx context.Context, cfg *rest.Config, out io.Writer) error {
 		return run(ctx, cfg, ns, opts, out)
 	})
 	echo := func(n int, change string) {

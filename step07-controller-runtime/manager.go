@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
@@ -69,19 +70,22 @@ func tallyEvents(out io.Writer) predicate.Predicate {
 	gen := predicate.GenerationChangedPredicate{}
 	return predicate.Funcs{
 		CreateFunc: func(e event.CreateEvent) bool {
-			announce(out, e.IsInInitialList, "tallies", "OnAdd", show.Key(e.Object), fmt.Sprintf("generation %d: reconcile", e.Object.GetGeneration()))
+			announce(out, e.IsInInitialList, "tallies", "OnAdd", show.Key(e.Object), fmt.Sprintf("generation %d: reconcile", e.Object.GetGeneration()),
+				show.OpHandle, show.SawMeta(e.Object), show.Queued("workqueue"))
 			return true
 		},
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			if gen.Update(e) {
-				show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("generation %d -> %d: reconcile", e.ObjectOld.GetGeneration(), e.ObjectNew.GetGeneration()))
+				show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("generation %d -> %d: reconcile", e.ObjectOld.GetGeneration(), e.ObjectNew.GetGeneration()),
+					show.OpHandle, show.SawMeta(e.ObjectNew), show.Queued("workqueue"))
 				return true
 			}
-			show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("generation %d unchanged: GenerationChangedPredicate drops it", e.ObjectNew.GetGeneration()))
+			show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("generation %d unchanged: GenerationChangedPredicate drops it", e.ObjectNew.GetGeneration()),
+				show.OpSkip, show.SawMeta(e.ObjectNew))
 			return false
 		},
 		DeleteFunc: func(e event.DeleteEvent) bool {
-			show.Line(out, "tallies", "OnDelete", show.Key(e.Object), "reconcile")
+			show.Line(out, "tallies", "OnDelete", show.Key(e.Object), "reconcile", show.OpHandle, show.Gone(nil), show.Queued("workqueue"))
 			return true
 		},
 	}
@@ -94,12 +98,12 @@ func tallyEvents(out io.Writer) predicate.Predicate {
 // the live page only: the two informers deliver their initial lists at the
 // same time, in no fixed order, and printed they would make the output
 // impossible to compare line by line.
-func announce(out io.Writer, initial bool, source, what, key, detail string) {
+func announce(out io.Writer, initial bool, source, what, key, detail string, fields ...show.Field) {
 	if initial {
-		show.Quiet(out, source, what, key, detail+" (initial list)")
+		show.Quiet(out, source, what, key, detail+" (initial list)", append(fields, show.Initial(true))...)
 		return
 	}
-	show.Line(out, source, what, key, detail)
+	show.Line(out, source, what, key, detail, fields...)
 }
 
 // podEvents 只讓改了標籤的更新通過（新增與刪除一律通過），跟步驟 06 的 podChanged 一樣；
@@ -111,19 +115,21 @@ func announce(out io.Writer, initial bool, source, what, key, detail string) {
 func podEvents(out io.Writer) predicate.Predicate {
 	return predicate.Funcs{
 		CreateFunc: func(e event.CreateEvent) bool {
-			announce(out, e.IsInInitialList, "pods", "OnAdd", show.Key(e.Object), "labels="+show.Labels(e.Object.GetLabels())+": map to tallies")
+			announce(out, e.IsInInitialList, "pods", "OnAdd", show.Key(e.Object), "labels="+show.Labels(e.Object.GetLabels())+": map to tallies",
+				show.OpHandle, show.SawMeta(e.Object))
 			return true
 		},
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			if labels.Equals(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) {
-				show.Quiet(out, "pods", "OnUpdate", show.Key(e.ObjectNew), "labels unchanged: dropped by the predicate")
+				show.Quiet(out, "pods", "OnUpdate", show.Key(e.ObjectNew), "labels unchanged: dropped by the predicate", show.OpSkip, show.SawMeta(e.ObjectNew))
 				return false
 			}
-			show.Line(out, "pods", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("labels %s -> %s: map to tallies", show.Labels(e.ObjectOld.GetLabels()), show.Labels(e.ObjectNew.GetLabels())))
+			show.Line(out, "pods", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("labels %s -> %s: map to tallies", show.Labels(e.ObjectOld.GetLabels()), show.Labels(e.ObjectNew.GetLabels())),
+				show.OpHandle, show.SawMeta(e.ObjectNew))
 			return true
 		},
 		DeleteFunc: func(e event.DeleteEvent) bool {
-			show.Line(out, "pods", "OnDelete", show.Key(e.Object), "labels="+show.Labels(e.Object.GetLabels())+": map to tallies")
+			show.Line(out, "pods", "OnDelete", show.Key(e.Object), "labels="+show.Labels(e.Object.GetLabels())+": map to tallies", show.OpHandle, show.Gone(nil))
 			return true
 		},
 	}
@@ -194,7 +200,22 @@ func setUp(mgr manager.Manager, opts options, out io.Writer, ready <-chan struct
 		For(&labv1alpha1.PodTally{}, builder.WithPredicates(tallyEvents(out))).
 		Watches(podsMeta(), handler.EnqueueRequestsFromMapFunc(r.tallyFor), builder.OnlyMetadata, builder.WithPredicates(podEvents(out))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.workers}).
-		Complete(r)
+		Complete(observed(r, out))
+}
+
+// observed 包住 Reconciler，讓即時頁面看到每次 Reconcile 什麼時候開始、什麼時候結束（不印出來）：
+// controller-runtime 的 worker 與佇列在它自己裡面，步驟看得到的就是這兩個時刻。
+//
+// observed wraps the Reconciler so the live page sees when each Reconcile
+// begins and ends (nothing printed): controller-runtime's workers and queue
+// are inside it, and these two moments are what the step can see.
+func observed(r reconcile.Reconciler, out io.Writer) reconcile.Reconciler {
+	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		show.Quiet(out, "podtally", "Get", req.String(), "Reconcile begins", show.OpGet)
+		res, err := r.Reconcile(ctx, req)
+		show.Quiet(out, "podtally", "Done", req.String(), "Reconcile returned", show.OpDone)
+		return res, err
+	})
 }
 
 // run 確認步驟 06 的 CRD 已經安裝，建立 manager，等快取同步後說一聲，然後執行到 ctx 結束。

@@ -60,7 +60,7 @@ func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	var t labv1alpha1.PodTally
 	if err := r.Client.Get(ctx, req.NamespacedName, &t); err != nil {
 		if apierrors.IsNotFound(err) {
-			show.Line(r.Out, "podtally", "Reconcile", key, "not in the cache: the tally was deleted, nothing to write")
+			show.Line(r.Out, "podtally", "Reconcile", key, "not in the cache: the tally was deleted, nothing to write", show.OpSync, show.Gone(nil))
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
@@ -70,20 +70,20 @@ func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		return reconcile.Result{}, err
 	}
 	if labv1alpha1.SameStatus(t.Status, want) {
-		show.Line(r.Out, "podtally", "Reconcile", key, summary+"; status up to date, nothing to write")
+		show.Line(r.Out, "podtally", "Reconcile", key, summary+"; status up to date, nothing to write", show.OpSync, show.SawMeta(&t), show.From("pods"))
 		return reconcile.Result{RequeueAfter: r.Recount}, nil
 	}
 	change := fmt.Sprintf("; UpdateStatus: count %d -> %d", t.Status.Count, want.Count)
 	if t.Status.ObservedGeneration != want.ObservedGeneration {
 		change += fmt.Sprintf(", observedGeneration %d -> %d", t.Status.ObservedGeneration, want.ObservedGeneration)
 	}
-	show.Line(r.Out, "podtally", "Reconcile", key, summary+change)
+	show.Line(r.Out, "podtally", "Reconcile", key, summary+change, show.OpWrite, show.SawMeta(&t), show.From("pods"), show.Into("api"))
 	first := true
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if !first {
 			// 衝突之後：快取可能還沒收到讓我們衝突的那次寫入，所以直接問 API server。
 			// After a conflict: the cache may not have the write we conflicted with yet, so ask the API server.
-			show.Line(r.Out, "podtally", "Reconcile", key, "409 Conflict: reading the tally again through the APIReader (not the cache)")
+			show.Line(r.Out, "podtally", "Reconcile", key, "409 Conflict: reading the tally again through the APIReader (not the cache)", show.OpConflict, show.Into("api"))
 			if err := r.APIReader.Get(ctx, req.NamespacedName, &t); err != nil {
 				return err
 			}
@@ -91,10 +91,10 @@ func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 				return err
 			}
 			if labv1alpha1.SameStatus(t.Status, want) {
-				show.Line(r.Out, "podtally", "Reconcile", key, "the fresh copy has this status already (another writer was first): nothing to write")
+				show.Line(r.Out, "podtally", "Reconcile", key, "the fresh copy has this status already (another writer was first): nothing to write", show.OpSync, show.SawMeta(&t))
 				return nil
 			}
-			show.Line(r.Out, "podtally", "Reconcile", key, fmt.Sprintf("UpdateStatus from the fresh copy: count %d -> %d", t.Status.Count, want.Count))
+			show.Line(r.Out, "podtally", "Reconcile", key, fmt.Sprintf("UpdateStatus from the fresh copy: count %d -> %d", t.Status.Count, want.Count), show.OpWrite, show.Into("api"))
 		}
 		first = false
 		t.Status = want
@@ -157,10 +157,17 @@ func (r *TallyReconciler) tallyFor(ctx context.Context, pod client.Object) []rec
 		return nil
 	}
 	var reqs []reconcile.Request
+	var keys []string
 	for _, t := range tallies.Items {
 		if sel, err := labels.Parse(t.Spec.Selector); err == nil && sel.Matches(labels.Set(pod.GetLabels())) {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&t)})
+			keys = append(keys, show.Key(&t))
 		}
+	}
+	// controller-runtime 把這些 Request 放進佇列；即時頁面看得到是哪幾個（不印出來）。
+	// controller-runtime queues these Requests; the live page sees which (nothing printed).
+	if len(keys) > 0 {
+		show.Quiet(r.Out, "pods", "map", show.Key(pod), "map function: "+strings.Join(keys, ", "), show.OpHandle, show.Queued("workqueue", keys...))
 	}
 	return reqs
 }

@@ -171,7 +171,7 @@ func TestDemo(t *testing.T) {
 	testenv.BeforePod(t, cs, ns)
 	leftByStep06(t, c, ns)
 	opts := defaults(t, options{})
-	out, lv, _ := testenv.StartLiveConfig(t, c, ns, pipeline(), "demo.recording.jsonl", func(ctx context.Context, cfg *rest.Config, out io.Writer) error {
+	out, lv, _ := testenv.StartLiveConfig(t, c, ns, page(options{}), "demo.recording.jsonl", func(ctx context.Context, cfg *rest.Config, out io.Writer) error {
 		return run(ctx, cfg, ns, opts, out)
 	})
 	dropped := func(n int) {

@@ -111,7 +111,7 @@ func Main(step Step, run func(ctx context.Context, env *Env) error) {
 	f.Register(flag.CommandLine)
 	var ui uiFlag
 	var record string
-	flag.Var(&ui, "ui", "serve a live page of this step's pipeline on 127.0.0.1 (a free port; --ui=ADDR to choose) and print its URL")
+	flag.Var(&ui, "ui", "serve a live page of this step's pipeline on 127.0.0.1 (a free port; --ui=ADDR to choose; a non-loopback ADDR such as 0.0.0.0:8080 is for a remote lab: its URL then carries a token every request needs) and print its URL")
 	flag.StringVar(&record, "record", "", "write every event to this file (JSON Lines) for scripts/liveview.sh to replay or export")
 	if step.Flags != nil {
 		step.Flags(flag.CommandLine)
@@ -121,7 +121,7 @@ func Main(step Step, run func(ctx context.Context, env *Env) error) {
 		usageError(step.Name, fmt.Errorf("unexpected argument %q", flag.Arg(0)))
 	}
 	if ui.on && ui.addr != "" {
-		if err := liveview.CheckAddr(ui.addr); err != nil {
+		if _, err := liveview.Remote(ui.addr); err != nil {
 			usageError(step.Name, fmt.Errorf("--ui %q: %v", ui.addr, err))
 		}
 	}

@@ -158,7 +158,6 @@ func TestLiveFlags(t *testing.T) {
 	}{
 		{true, "bogus", "", `--ui "bogus": want HOST:PORT`},
 		{true, busy.Addr().String(), "", "the live view cannot listen on " + busy.Addr().String()},
-		{true, "0.0.0.0:0", "", `--ui "0.0.0.0:0": give a loopback address`},
 		{false, "", filepath.Join(t.TempDir(), "missing", "x.jsonl"), "no such file or directory"},
 	} {
 		lv, err := StartLive(liveview.Pipeline{}, c.ui, c.addr, c.record, io.Discard)
@@ -170,5 +169,14 @@ func TestLiveFlags(t *testing.T) {
 		if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, c.want) {
 			t.Errorf("StartLive(%v, %q, %q): %q; want one line containing %q", c.ui, c.addr, c.record, msg, c.want)
 		}
+	}
+	// 不是 loopback 的位址是遠端模式：網址帶著 token。 / A non-loopback address is remote mode: the URL carries a token.
+	lv, err := StartLive(liveview.Pipeline{}, true, "0.0.0.0:0", "", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lv.Close()
+	if !strings.Contains(lv.URL(), "/?token=") {
+		t.Errorf("StartLive on 0.0.0.0: URL %s; want one carrying ?token=", lv.URL())
 	}
 }

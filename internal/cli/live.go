@@ -89,6 +89,9 @@ func StartLive(p liveview.Pipeline, ui bool, addr, record string, stdout io.Writ
 		l.srv = srv
 	}
 	l.stream = show.NewStream(stdout, sinks...)
+	// 每筆事件依步驟的宣告填上它所在的階段：頁面與錄製檔讀的是階段，不是來源的名字。
+	// Each event gets its stage from the step's declaration: the page and the recording read stages, not source names.
+	l.stream.Places(p.Place)
 	liveview.Attach(l.stream)
 	return l, nil
 }
@@ -181,7 +184,7 @@ func RequestEvents(s *show.Stream) func(http.RoundTripper) http.RoundTripper {
 			} else if req.Method == http.MethodGet && strings.HasSuffix(req.URL.Path, "s") {
 				what = "LIST"
 			}
-			show.Quiet(s, "request", what, req.URL.Path, req.URL.RawQuery+" -> "+status)
+			show.Quiet(s, "request", what, req.URL.Path, req.URL.RawQuery+" -> "+status, show.Requested(what, req.URL.Path, req.URL.RawQuery, status))
 			return resp, err
 		})
 	}

@@ -17,6 +17,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp/kb"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
@@ -32,7 +35,8 @@ const root = "../.."
 var testPipeline = liveview.Pipeline{
 	Step:   "test",
 	Title:  liveview.Text{En: "test", Zh: "測試"},
-	Stages: []liveview.Stage{liveview.StageOf("api", "request"), liveview.StageOf("handlers", "handler")},
+	Stages: []liveview.Stage{liveview.APIServer(), {ID: "handlers", Label: liveview.Text{En: "Handlers", Zh: "處理函式"}, Sources: []string{"handler"}, Rank: 1}},
+	Edges:  liveview.Flows("api", "handlers"),
 	Panels: []string{"cache"},
 }
 
@@ -54,7 +58,7 @@ func record(t *testing.T, lines int) []byte {
 	}
 	s := show.NewStream(io.Discard, rec)
 	for i := range lines {
-		show.Line(s, "handler", "OnAdd", fmt.Sprintf("default/p%d", i), "phase=Running labels=app=demo")
+		show.Line(s, "handler", "OnAdd", fmt.Sprintf("default/p%d", i), "phase=Running labels=app=demo", show.OpHandle)
 	}
 	show.Quiet(s, "request", "WATCH", "/api/v1/pods", "watch=true -> 200")
 	show.Note(s, "done")
@@ -98,7 +102,8 @@ func TestRecordingRoundTrip(t *testing.T) {
 		events int
 	}{
 		"broken line":     {strings.Replace(string(data), `"seq":2`, `"seq":`, 1), "line 3: ", 1},
-		"unknown version": {strings.Replace(string(data), `"version":1`, `"version":7`, 1), "line 1: recording version 7 is unknown (this program reads version 1)", 0},
+		"unknown version": {strings.Replace(string(data), `"version":2`, `"version":7`, 1), "line 1: recording version 7 is unknown (this program reads version 2)", 0},
+		"version 1":       {strings.Replace(string(data), `"version":2`, `"version":1`, 1), "line 1: recording version 1 holds printed text only, which this program no longer reads (it reads version 2): record it again with --record", 0},
 		"not a recording": {"{\"hello\":1}\n", "line 1: not an informer-walkthrough recording", 0},
 		"empty":           {"", "line 1: the recording is empty", 0},
 	} {
@@ -218,14 +223,13 @@ func TestPageCatchesUpAfterFallingBehind(t *testing.T) {
 	}
 }
 
-// 情境：場景按鈕只聽帶著這次 token 的 POST；沒有 token、token 錯、Host 不是自己的（DNS rebinding）都被拒絕；
-// 重播沒有叢集可改。預設只聽 127.0.0.1；不是 loopback 的位址印一行警告；埠被占用是一行錯誤。
+// 情境：預設只聽 loopback，場景按鈕只聽帶著這次 token 的 POST；沒有 token、token 錯、Host 不是自己的
+// （DNS rebinding）都被拒絕；重播沒有叢集可改；埠被占用是一行錯誤。
 //
-// The story: the scene buttons obey only a POST carrying this run's token;
-// no token, a wrong one, or a Host that is not the server's own (DNS
-// rebinding) are refused; a replay has no cluster to change. By default it
-// listens on 127.0.0.1 only; an address that is not loopback prints one
-// warning line; a port in use is one error line.
+// The story: by default it listens on loopback only, and the scene buttons
+// obey only a POST carrying this run's token; no token, a wrong one, or a
+// Host that is not the server's own (DNS rebinding) are refused; a replay
+// has no cluster to change; a port in use is one error line.
 func TestServerGuards(t *testing.T) {
 	hub := liveview.NewHub()
 	acted := 0
@@ -237,12 +241,12 @@ func TestServerGuards(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") {
-		t.Errorf("URL %s; want 127.0.0.1", srv.URL)
+	if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") || strings.Contains(srv.URL, "token") {
+		t.Errorf("URL %s; want 127.0.0.1 and no token in it", srv.URL)
 	}
 	page := get(t, srv.URL, "")
 	token := between(page, `<meta name="live-token" content="`, `"`)
-	if len(token) != 32 {
+	if len(token) < 26 {
 		t.Fatalf("no token in the page:\n%s", page)
 	}
 	for name, c := range map[string]struct {
@@ -250,7 +254,7 @@ func TestServerGuards(t *testing.T) {
 		want        int
 	}{
 		"no token":    {"", "", http.StatusForbidden},
-		"wrong token": {strings.Repeat("0", 32), "", http.StatusForbidden},
+		"wrong token": {strings.Repeat("0", len(token)), "", http.StatusForbidden},
 		"other host":  {token, "evil.example", http.StatusForbidden},
 		"the token":   {token, "", http.StatusOK},
 	} {
@@ -272,19 +276,91 @@ func TestServerGuards(t *testing.T) {
 	if acted != 1 {
 		t.Errorf("the scene acted %d times; want once, for the request with the token", acted)
 	}
-
-	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.1:0"} {
-		if open, err := liveview.Serve(addr, hub, testPipeline, nil); err == nil {
-			open.Close()
-			t.Errorf("Serve(%q) served; want a refusal: not loopback", addr)
-		} else if !strings.Contains(err.Error(), "give a loopback address") || strings.Contains(err.Error(), "\n") {
-			t.Errorf("Serve(%q): %v; want one line asking for a loopback address", addr, err)
-		}
-	}
 	_, port, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(srv.URL, "http://"), "/"))
 	if _, err := liveview.Serve("127.0.0.1:"+port, hub, testPipeline, nil); err == nil ||
 		!strings.HasPrefix(err.Error(), "the live view cannot listen on 127.0.0.1:"+port+": ") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("a port in use: err = %v; want one line", err)
+	}
+	for _, addr := range []string{"nonsense", "127.0.0.1"} {
+		if _, err := liveview.Serve(addr, hub, testPipeline, nil); err == nil || !strings.Contains(err.Error(), "want HOST:PORT") {
+			t.Errorf("Serve(%q): %v; want one line asking for HOST:PORT", addr, err)
+		}
+	}
+}
+
+// 情境：遠端的 lab（--ui=0.0.0.0:PORT）。伺服器接聽所有位址，印出的網址帶著 token；不帶 token 的請求，
+// 不論讀什麼（頁面、腳本、事件、metrics、管線、導覽），從 127.0.0.1 或 127.0.0.2 來，都只得到 403；
+// 帶著 token 的都拿得到，頁面自己的檔案也帶著它；場景按鈕也要它。測試只用 loopback 的位址，從不用機器自己的網路位址。
+//
+// The story: a remote lab (--ui=0.0.0.0:PORT). The server listens on every
+// address and its URL carries a token; a request without it, whatever it
+// reads (the page, a script, the events, metrics, the pipeline, the tour),
+// from 127.0.0.1 or 127.0.0.2, gets 403 and nothing else; with the token
+// each is served, the page's own files carrying it too; the scene buttons
+// need it as well. The test uses loopback addresses only, never the
+// machine's own network address.
+func TestRemoteLabNeedsTheToken(t *testing.T) {
+	hub := liveview.NewHub()
+	show.Line(show.NewStream(io.Discard, hub), "handler", "OnAdd", "default/a", "", show.OpHandle)
+	hub.Close()
+	acted := 0
+	srv, err := liveview.Serve("0.0.0.0:0", hub, testPipeline, func(context.Context, []string) (string, error) {
+		acted++
+		return "scene: done", nil
+	}, liveview.WithTour([]byte(`{"stops":[]}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	base, token, ok := strings.Cut(srv.URL, "?token=")
+	if !ok || len(token) < 26 || !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Fatalf("URL %s; want http://127.0.0.1:PORT/?token=<at least 128 bits>", srv.URL)
+	}
+	_, port, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/"))
+	for _, host := range []string{"127.0.0.1", "127.0.0.2"} {
+		root := "http://" + host + ":" + port + "/"
+		for _, path := range []string{"", "static/app.js", "static/style.css", "events", "metrics", "pipeline.json", "tour.json"} {
+			for _, q := range []string{"", "?token=" + strings.Repeat("A", len(token))} {
+				resp, err := http.Get(root + path + q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusForbidden || strings.Contains(string(body), "default/a") || strings.Contains(string(body), "<html") {
+					t.Errorf("GET %s%s without the token: %d %q; want 403 and nothing else", root+path, q, resp.StatusCode, body)
+				}
+			}
+			resp, err := http.Get(root + path + "?token=" + token)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("GET %s with the token: %d; want 200", root+path, resp.StatusCode)
+			}
+			if path == "" && !strings.Contains(string(body), `static/app.js?token=`+token) {
+				t.Errorf("the page's own scripts do not carry the token:\n%s", body)
+			}
+		}
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", base+"scene?token="+token, strings.NewReader(`{"args":["demo"]}`))
+	req.Header.Set("X-Live-Token", token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	req, _ = http.NewRequestWithContext(t.Context(), "POST", base+"scene", strings.NewReader(`{"args":["demo"]}`))
+	req.Header.Set("X-Live-Token", token)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a scene POST without the URL's token: %v %v; want 403", resp.StatusCode, err)
+	} else {
+		resp.Body.Close()
+	}
+	if acted != 1 {
+		t.Errorf("the scene acted %d times; want once, for the request with the token", acted)
 	}
 }
 
@@ -362,6 +438,10 @@ func TestReplayRecordings(t *testing.T) {
 		dir := filepath.Dir(path)
 		t.Run(filepath.Base(filepath.Dir(dir))+"/"+name, func(t *testing.T) {
 			raw, rec := recording(t, path)
+			tour, err := liveview.TourBeside(path, rec)
+			if err != nil {
+				t.Error(err)
+			}
 			var lines strings.Builder
 			for _, e := range rec.Events {
 				if !e.Quiet {
@@ -399,7 +479,7 @@ func TestReplayRecordings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := liveview.Export(raw, f); err != nil {
+			if err := liveview.Export(raw, tour, f); err != nil {
 				t.Fatal(err)
 			}
 			f.Close()
@@ -480,25 +560,24 @@ func TestPageKeysAndOpeningAFile(t *testing.T) {
 	}
 }
 
-// 情境：步驟 02 的 Store 收到一次 Replace，清單裡有 a；之後又一次 Replace，清單是空的（沒有任何一行，只有說明）。
+// 情境：一個 Store 收到一次 Replace，清單裡有 a；之後又一次 Replace，清單是空的（沒有任何一行，只有結束那一筆）。
 // 頁面的快取跟 Store 一樣：先有 a，然後什麼都沒有。
 //
-// The story: step 02's Store gets a Replace listing a, then another Replace
-// with an empty list (no line at all, only the note). The page's cache does
-// as the Store does: a, then nothing.
+// The story: a Store gets a Replace listing a, then another Replace with an
+// empty list (no line at all, only the event that ends it). The page's cache
+// does as the Store does: a, then nothing.
 func TestEmptyReplaceEmptiesTheCache(t *testing.T) {
-	_, rec := recording(t, filepath.Join(root, "step02-listwatch-from-client", "testdata", "demo.recording.jsonl"))
-	_, srv := serve(t, rec.Header.Pipeline, nil, true, nil)
+	_, srv := serve(t, testPipeline, nil, true, nil)
 	b := browser.Start(t, 1280, 900)
 	b.Open(t, srv.URL)
 	b.Wait(t, "the page to load", `document.body.dataset.synced === "true"`, `document.body.dataset.total`)
 	got := browser.Eval[string](t, b, `(() => {
 		const s = new LV.State(LV.app.timeline.pipeline);
 		const caches = [];
-		s.apply({ seq: 1, t: 0, source: "store", what: "Replace", key: "default/a", detail: "phase=Running labels=app=demo" });
-		s.apply({ seq: 2, t: 0, note: true, detail: "Replace carried resourceVersion=5; watching from there" });
+		s.apply({ seq: 1, t: 0, source: "handler", stage: "handlers", op: "store", cache: "replace", key: "default/a", obj: { phase: "Running", labels: "app=demo" } });
+		s.apply({ seq: 2, t: 0, note: true, source: "handler", stage: "handlers", op: "store", cache: "replaced", rv: "5" });
 		caches.push(Object.keys(s.cache).join(","));
-		s.apply({ seq: 3, t: 0, note: true, detail: "Replace carried resourceVersion=9; watching from there" });
+		s.apply({ seq: 3, t: 0, note: true, source: "handler", stage: "handlers", op: "store", cache: "replaced", rv: "9" });
 		caches.push(Object.keys(s.cache).join(","));
 		return caches.join(" | ");
 	})()`)
@@ -593,7 +672,8 @@ func TestPageControlsFollowTheStep(t *testing.T) {
 	b.Wait(t, "End to follow live again", `document.getElementById("status").dataset.status === "live"`, `document.getElementById("status").dataset.status`)
 
 	last := rec.Events[len(rec.Events)-1]
-	hub.Emit(show.Event{Seq: last.Seq + 1, T: last.T + 10, Source: "worker1", What: "FAILED", Key: "default/slow", Detail: "annotation informer-lab/fail=true; retry 1/5 in 3s"})
+	hub.Emit(show.Event{Seq: last.Seq + 1, T: last.T + 10, Source: "worker1", What: "FAILED", Key: "default/slow", Detail: "annotation informer-lab/fail=true; retry 1/5 in 3s",
+		Op: show.OpFail, Stage: "workers", Retry: &show.Retry{N: 1, Of: 5, DelayMs: 3000}})
 	left := `(() => { const li = document.querySelector('#wq-retries li[data-key="default/slow"]'); const m = li && / · (\d+) ms$/.exec(li.textContent); return m ? Number(m[1]) : -1; })()`
 	b.Wait(t, "the retry to show its backoff", left+` > 2000`, left)
 	b.Wait(t, "the backoff to count down with no new event", left+` >= 0 && `+left+` < 2000`, left)
@@ -607,26 +687,152 @@ func TestPageControlsFollowTheStep(t *testing.T) {
 	}
 }
 
-// 情境：步驟 05 的慢處理函式在 Pod 已經刪除之後才收到它的 OnAdd：那是它自己的積壓，快取裡已經沒有這個 Pod，
-// 頁面的快取也不能讓它回來。
+// 情境：一個共享 informer 的慢處理函式在 Pod 已經刪除之後才收到它的 OnAdd：那是它自己的積壓。快取裡已經沒有
+// 這個 Pod，頁面的快取也不能讓它回來；它在慢的那一道上畫成一個落後的舊事件，而不是復活的 Pod。
 //
-// The story: step 05's slow handler gets a pod's OnAdd after the pod was
-// deleted: that is its own backlog; the cache holds the pod no longer, and
-// neither may the page's.
+// The story: a shared informer's slow handler gets a pod's OnAdd after the
+// pod was deleted: that is its own backlog. The cache holds the pod no
+// longer, and neither may the page's; in the slow lane it is drawn as an old
+// event, behind, not as a pod come back to life.
 func TestSlowListenerDoesNotBringADeletedPodBack(t *testing.T) {
-	_, rec := recording(t, filepath.Join(root, "step05-shared-informer", "testdata", "slow.recording.jsonl"))
-	_, srv := serve(t, rec.Header.Pipeline, nil, true, nil)
+	p := liveview.Pipeline{Step: "test", Stages: []liveview.Stage{
+		liveview.APIServer(),
+		{ID: "printer", Sources: []string{"printer"}, Rank: 1, Lane: true},
+		{ID: "slow", Sources: []string{"slow"}, Rank: 1, Row: 1, Lane: true},
+	}, Panels: []string{"cache", "listeners"}}
+	_, srv := serve(t, p, nil, true, nil)
 	b := browser.Start(t, 1280, 900)
 	b.Open(t, srv.URL)
 	b.Wait(t, "the page to load", `document.body.dataset.synced === "true"`, `document.body.dataset.total`)
 	got := browser.Eval[string](t, b, `(() => {
 		const s = new LV.State(LV.app.timeline.pipeline);
-		s.apply({ seq: 1, t: 0, source: "printer", what: "OnAdd", key: "default/demo", detail: "phase=Pending labels=app=demo" });
-		s.apply({ seq: 2, t: 0, source: "printer", what: "OnDelete", key: "default/demo", detail: "phase=Running node=kwok-node-0 labels=app=demo" });
-		s.apply({ seq: 3, t: 0, source: "slow", what: "OnAdd", key: "default/demo", detail: "phase=Pending labels=app=demo [1 behind printer]" });
-		return Object.keys(s.cache).join(",");
+		s.apply({ seq: 1, t: 0, source: "printer", stage: "printer", op: "handle", key: "default/demo", cache: "set", obj: { phase: "Pending", labels: "app=demo" } });
+		s.apply({ seq: 2, t: 0, source: "printer", stage: "printer", op: "handle", key: "default/demo", cache: "delete", obj: { gone: true } });
+		s.apply({ seq: 3, t: 0, source: "slow", stage: "slow", op: "handle", key: "default/demo", behind: 1, obj: { phase: "Pending", labels: "app=demo" } });
+		return Object.keys(s.cache).join(",") + " | " + s.lanes.printer["default/demo"].kind + " " + s.lanes.slow["default/demo"].kind + " | " + (s.tokens["default/demo"] ? "token" : "no token");
 	})()`)
-	if got != "" {
-		t.Errorf("after the printer's OnDelete and the slow handler's late OnAdd the page's cache holds %q; want nothing", got)
+	if want := " | gone old | no token"; got != want {
+		t.Errorf("after the printer's OnDelete and the slow handler's late OnAdd: %q; want %q (no cache entry, gone in printer's lane, old in slow's, no live token)", got, want)
+	}
+}
+
+// 情境：每一份錄製檔的頁面畫出它宣告的每一條邊（SVG 裡一條有長度的路徑），同一個 rank 的方框在同一欄
+// （左緣對齊），rank 大的在右邊；沒有宣告深度的方框不畫深度。檢查的是 DOM，不是像素。
+//
+// The story: every recording's page draws each edge it declares (a path of
+// some length in the SVG), boxes of one rank share a column (their left
+// edges line up), a higher rank sits further right; a box that declares no
+// depth draws none. The DOM is checked, not pixels.
+func TestPageDrawsTheDeclaredGraph(t *testing.T) {
+	b := browser.Start(t, 1280, 800)
+	for _, path := range recordings(t) {
+		name := filepath.Base(filepath.Dir(filepath.Dir(path))) + "/" + strings.TrimSuffix(filepath.Base(path), ".recording.jsonl")
+		t.Run(name, func(t *testing.T) {
+			_, rec := recording(t, path)
+			_, srv := serve(t, rec.Header.Pipeline, rec.Events, true, nil)
+			b.Open(t, srv.URL+"?at=end")
+			b.Wait(t, "the replay to load", `document.body.dataset.synced === "true" && LV.app.ended && LV.app.frame === 0`, `document.body.dataset.total`)
+			p := rec.Header.Pipeline
+			for _, e := range p.Edges {
+				length := browser.Eval[float64](t, b, `(() => { const p = document.querySelector('#edges path[data-from=`+strconv.Quote(e.From)+`][data-to=`+strconv.Quote(e.To)+`]'); return p ? p.getTotalLength() : -1; })()`)
+				if length <= 0 {
+					t.Errorf("edge %s -> %s is not drawn (length %v)", e.From, e.To, length)
+				}
+			}
+			if n := browser.Eval[int](t, b, `document.querySelectorAll("#edges path.edge").length`); n != len(p.Edges) {
+				t.Errorf("%d edges drawn; the step declares %d", n, len(p.Edges))
+			}
+			type box struct {
+				Rank, Row   int
+				Left, Top   float64
+				Depth       string
+				GaugeHidden bool
+			}
+			boxes := browser.Eval[map[string]box](t, b, `Object.fromEntries([...document.querySelectorAll("#pipeline .stage")].map(s => {
+				const r = s.getBoundingClientRect();
+				return [s.dataset.stage, { Rank: Number(s.dataset.rank), Row: Number(s.dataset.row), Left: Math.round(r.left), Top: Math.round(r.top), Depth: s.dataset.depth, GaugeHidden: s.querySelector(".gauge-row").hidden }];
+			}))`)
+			for _, s := range p.Stages {
+				got, ok := boxes[s.ID]
+				if !ok || got.Rank != s.Rank || got.Row != s.Row {
+					t.Errorf("stage %s: drawn as %+v; declared rank %d row %d", s.ID, got, s.Rank, s.Row)
+					continue
+				}
+				if s.Depth == "" && (got.Depth != "" || !got.GaugeHidden) {
+					t.Errorf("stage %s declares no depth but draws one (%q)", s.ID, got.Depth)
+				}
+				for _, o := range p.Stages {
+					other := boxes[o.ID]
+					switch {
+					case o.Rank == s.Rank && other.Left != got.Left:
+						t.Errorf("stages %s and %s share rank %d but sit at x %v and %v", s.ID, o.ID, s.Rank, got.Left, other.Left)
+					case o.Rank == s.Rank && o.Row > s.Row && other.Top <= got.Top:
+						t.Errorf("stage %s (row %d) is not below %s (row %d)", o.ID, o.Row, s.ID, s.Row)
+					case o.Rank > s.Rank && other.Left <= got.Left:
+						t.Errorf("stage %s (rank %d) is not right of %s (rank %d)", o.ID, o.Rank, s.ID, s.Rank)
+					}
+				}
+			}
+		})
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// 情境：叢集來的字串經過事件串流進到頁面：key、一行的細節、標籤、選擇器、resourceVersion、放進佇列的 key，
+// 每一個都帶著 HTML 與腳本。頁面把它們當文字畫出來：沒有多出任何元素，沒有腳本執行，字就是那些字。
+// 另一筆事件的 op 是頁面不認得的：它照樣列在紀錄裡，「沒畫出來」的那一行數到它，主控台沒有錯誤。
+//
+// The story: strings from the cluster reach the page through the event
+// stream: a key, a line's detail, labels, a selector, a resourceVersion, a
+// queued key, each carrying HTML and script. The page draws them as text: no
+// extra element, no script run, the very characters shown. Another event has
+// an op the page does not know: it is listed in the log anyway, the "not
+// drawn" line counts it, and the console has no error.
+func TestPageShowsEventStringsAsText(t *testing.T) {
+	const evil = `<img src=x onerror="window.pwned=1">`
+	p := liveview.Pipeline{
+		Step: "test", Title: liveview.Text{En: evil, Zh: evil}, Variant: liveview.Text{En: evil, Zh: evil},
+		Stages: []liveview.Stage{liveview.APIServer(), {ID: "handlers", Label: liveview.Text{En: evil, Zh: evil}, Caption: liveview.Text{En: evil, Zh: evil}, Sources: []string{"handler"}, Rank: 1}, liveview.Workqueue(2, true)},
+		Edges:  append(liveview.Flows("api", "handlers", "workqueue"), liveview.Edge{From: "api", To: "workqueue", Kind: liveview.Read, Label: liveview.Text{En: evil, Zh: evil}}),
+		Panels: []string{"cache", "index", "workqueue"},
+	}
+	hub := liveview.NewHub()
+	s := show.NewStream(io.Discard, hub)
+	s.Places(p.Place)
+	odd := "default/" + evil
+	show.Quiet(s, "request", "GET", "/api/"+evil, evil, show.Requested("GET", "/api/"+evil, evil, evil))
+	show.Line(s, "handler", "OnAdd", odd, evil, show.OpHandle, show.RV(evil), func() show.Field {
+		return show.Cached(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": evil}}, Status: corev1.PodStatus{Phase: corev1.PodPhase(evil)}, Spec: corev1.PodSpec{NodeName: evil}})
+	}())
+	show.Line(s, "handler", "OnUpdate", "default/odd.name-1", "selector "+evil+" does not parse", show.OpHandle, show.Queued("workqueue", odd, "default/odd.name-1"))
+	show.With(show.At("handler"), show.Index(map[string][]string{evil: {odd}})).Note(s, "%s", evil)
+	show.Line(s, "handler", "Teleport", "default/x", "a newer step's event", show.Op("teleport"))
+	hub.Close()
+	_, srv := serve(t, p, hub.Events(), true, nil)
+	b := browser.Start(t, 1280, 900)
+	b.Open(t, srv.URL+"?at=end")
+	b.Wait(t, "the replay to load", `document.body.dataset.synced === "true" && LV.app.ended && LV.app.frame === 0`, `document.body.dataset.total`)
+	if n := browser.Eval[int](t, b, `document.querySelectorAll("img, script:not([src]):not([type])").length`); n != 0 {
+		t.Errorf("the page holds %d img or inline script elements: a string became markup", n)
+	}
+	if pwned := browser.Eval[bool](t, b, `window.pwned === 1`); pwned {
+		t.Error("a string from the events ran as script")
+	}
+	text := browser.Eval[string](t, b, `document.body.innerText + " " + document.querySelector("#edges").textContent`)
+	for _, want := range []string{evil, "default/" + evil, "selector " + evil} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the page does not show %q as text", want)
+		}
+	}
+	if got := browser.Eval[string](t, b, `document.getElementById("undrawn").hidden ? "hidden" : document.getElementById("undrawn").dataset.count`); got != "1" {
+		t.Errorf("the not-drawn line says %q; want 1 (the unknown op)", got)
+	}
+	if n := browser.Eval[int](t, b, `document.querySelectorAll("#log-rows li.undrawn").length`); n != 1 {
+		t.Errorf("%d log rows marked not drawn; want 1", n)
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
 }

@@ -128,9 +128,24 @@ func newGauge(g prometheus.Gauge, metric, key string) *gauge {
 	return &gauge{g: g, metric: metric, key: key}
 }
 
+// set 與 add 都在同一把鎖裡讀、改、送出：兩個 worker 同時 Inc（client-go 在鎖外呼叫 metrics），
+// 兩次都算得到，頁面與 Prometheus 的數字一樣。
+// set and add read, change and send under one lock: two workers calling Inc
+// at once (client-go calls its metrics outside any lock) are both counted,
+// and the page shows Prometheus' number.
 func (g *gauge) set(v float64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.setLocked(v)
+}
+
+func (g *gauge) add(d float64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.setLocked(g.value + d)
+}
+
+func (g *gauge) setLocked(v float64) {
 	if v == g.value {
 		return
 	}
@@ -139,19 +154,13 @@ func (g *gauge) set(v float64) {
 		g.g.Set(v)
 	}
 	if s := active.Load(); s != nil {
-		show.Quiet(s, "metric", g.metric, g.key, strconv.FormatFloat(v, 'f', -1, 64))
+		show.Quiet(s, "metric", g.metric, g.key, strconv.FormatFloat(v, 'f', -1, 64), show.Value(v))
 	}
 }
 
 func (g *gauge) Set(v float64) { g.set(v) }
 func (g *gauge) Inc()          { g.add(1) }
 func (g *gauge) Dec()          { g.add(-1) }
-func (g *gauge) add(d float64) {
-	g.mu.Lock()
-	v := g.value + d
-	g.mu.Unlock()
-	g.set(v)
-}
 
 type informerProvider struct{}
 

@@ -19,13 +19,17 @@ import (
 // goes up only when a field changes meaning; a reader refuses a version it
 // does not know rather than guess. The format is described in
 // docs/en/live-view.md.
+// 版本 2 的事件帶著型別化欄位（op、stage、obj…），頁面只讀它們；版本 1 只有印出的文字，頁面不再讀它。
+// Version 2's events carry typed fields (op, stage, obj, …), the only thing
+// the page reads; version 1 had only the printed text, which the page no
+// longer reads.
 
 // RecordingFormat 與 RecordingVersion 寫在每個錄製檔的第一行。
 //
 // RecordingFormat and RecordingVersion open every recording's first line.
 const (
 	RecordingFormat  = "informer-walkthrough-recording"
-	RecordingVersion = 1
+	RecordingVersion = 2
 )
 
 // Header 是錄製檔的第一行。
@@ -133,6 +137,9 @@ func ReadRecording(r io.Reader) (Recording, error) {
 		if line == 1 {
 			if err := json.Unmarshal(sc.Bytes(), &rec.Header); err != nil || rec.Header.Format != RecordingFormat {
 				return rec, fmt.Errorf("line 1: not an informer-walkthrough recording (want a %q header)", RecordingFormat)
+			}
+			if rec.Header.Version == 1 {
+				return rec, fmt.Errorf("line 1: recording version 1 holds printed text only, which this program no longer reads (it reads version %d): record it again with --record", RecordingVersion)
 			}
 			if rec.Header.Version != RecordingVersion {
 				return rec, fmt.Errorf("line 1: recording version %d is unknown (this program reads version %d)", rec.Header.Version, RecordingVersion)

@@ -10,11 +10,15 @@ import (
 
 // Event 是一個步驟觀察到的一次轉變：印出的一行（Source、What、Key、Detail）、一行說明（Note），
 // 或只給即時頁面看的一筆（Quiet，例如一個 HTTP 請求或一個 metric 的新值）。Seq 是全序，T 是從串流開始的毫秒數。
+// 其餘是型別化欄位（fields.go）：頁面只讀它們。Stage 與 Into 是頁面的階段，由串流依步驟的宣告從來源名稱填上。
 //
 // Event is one transition a step observes: a printed line (Source, What,
 // Key, Detail), a line of narration (Note), or one for the live page alone
 // (Quiet, such as an HTTP request or a metric's new value). Seq is a total
-// order; T counts milliseconds since the stream started.
+// order; T counts milliseconds since the stream started. The rest are typed
+// fields (fields.go), the only thing the page reads. Stage and Into are the
+// page's stages, filled in by the stream from source names, as the step
+// declares them.
 type Event struct {
 	Seq    uint64 `json:"seq"`
 	T      int64  `json:"t"`
@@ -24,6 +28,21 @@ type Event struct {
 	Detail string `json:"detail,omitempty"`
 	Note   bool   `json:"note,omitempty"`
 	Quiet  bool   `json:"quiet,omitempty"`
+
+	Op      Op                  `json:"op,omitempty"`
+	Stage   string              `json:"stage,omitempty"`
+	Into    string              `json:"into,omitempty"`
+	From    string              `json:"from,omitempty"`
+	Keys    []string            `json:"keys,omitempty"`
+	Obj     *Object             `json:"obj,omitempty"`
+	Cache   string              `json:"cache,omitempty"`
+	RV      string              `json:"rv,omitempty"`
+	Retry   *Retry              `json:"retry,omitempty"`
+	Behind  *int64              `json:"behind,omitempty"`
+	Initial bool                `json:"initial,omitempty"`
+	Index   map[string][]string `json:"index,omitempty"`
+	Value   *float64            `json:"value,omitempty"`
+	Req     *Request            `json:"req,omitempty"`
 }
 
 // Text 是一筆事件印出來的那一行（不含換行），跟 golden file 裡的一模一樣；Quiet 的事件沒有這一行。
@@ -54,11 +73,12 @@ type Sink interface {
 // then handed to every Sink (the live page, the recording, metrics). It is
 // an io.Writer too, so lesson code passes it down as out, as before.
 type Stream struct {
-	mu    sync.Mutex
-	seq   uint64
-	start time.Time
-	text  io.Writer
-	sinks []Sink
+	mu      sync.Mutex
+	seq     uint64
+	start   time.Time
+	text    io.Writer
+	sinks   []Sink
+	stageOf func(source string) string
 }
 
 // NewStream 回傳一個把文字寫到 text、把事件交給 sinks 的串流。
@@ -67,6 +87,18 @@ type Stream struct {
 // sinks.
 func NewStream(text io.Writer, sinks ...Sink) *Stream {
 	return &Stream{start: time.Now(), text: text, sinks: sinks}
+}
+
+// Places 讓串流替每筆事件填上頁面的階段：stageOf 把一個來源名稱（事件的 Source、Queued 的 place）
+// 對應到步驟宣告的階段，沒有對應時回傳空字串。
+//
+// Places has the stream fill in each event's page stages: stageOf maps a
+// source name (an event's Source, Queued's place) to a stage the step
+// declares, or to the empty string.
+func (s *Stream) Places(stageOf func(source string) string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stageOf = stageOf
 }
 
 // Start 是串流開始的時刻：每筆事件的 T 都從這裡算起（毫秒）。
@@ -94,6 +126,17 @@ func (s *Stream) Emit(e Event) {
 	defer s.mu.Unlock()
 	s.seq++
 	e.Seq, e.T = s.seq, time.Since(s.start).Milliseconds()
+	if s.stageOf != nil {
+		if e.Source != "" {
+			e.Stage = s.stageOf(e.Source)
+		}
+		if e.Into != "" {
+			e.Into = s.stageOf(e.Into)
+		}
+		if e.From != "" {
+			e.From = s.stageOf(e.From)
+		}
+	}
 	if !e.Quiet {
 		fmt.Fprintln(s.text, e.Text())
 	}

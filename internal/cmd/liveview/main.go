@@ -7,6 +7,10 @@
 //
 //	liveview replay [--ui=ADDR] FILE     serve the page from FILE until Ctrl-C
 //	liveview export FILE OUT.html        write one HTML file that replays FILE opened from disk
+//
+// 錄製檔旁邊有同名的 .tour.json（demo.recording.jsonl 旁的 demo.tour.json）時，重播與匯出都帶著這份導覽。
+// A .tour.json of the same name beside the recording (demo.tour.json beside
+// demo.recording.jsonl) goes with the replay and the export.
 package main
 
 import (
@@ -57,7 +61,7 @@ func run(args []string) error {
 	if fs.NArg() != want {
 		return errUsage{usage}
 	}
-	if err := liveview.CheckAddr(*addr); err != nil {
+	if _, err := liveview.Remote(*addr); err != nil {
 		return errUsage{fmt.Sprintf("--ui %q: %v", *addr, err)}
 	}
 	raw, err := os.ReadFile(fs.Arg(0))
@@ -74,12 +78,16 @@ func run(args []string) error {
 		raw = raw[:bytes.LastIndexByte(raw, '\n')+1]
 		fmt.Fprintf(os.Stderr, "liveview: %s: line %d is cut off (the step did not exit cleanly); using the %d events before it\n", fs.Arg(0), rec.CutOff, len(rec.Events))
 	}
+	tour, err := liveview.TourBeside(fs.Arg(0), rec)
+	if err != nil {
+		return err
+	}
 	if args[0] == "export" {
 		out, err := os.Create(fs.Arg(1))
 		if err != nil {
 			return err
 		}
-		if err := liveview.Export(raw, out); err != nil {
+		if err := liveview.Export(raw, tour, out); err != nil {
 			out.Close()
 			return err
 		}
@@ -92,7 +100,7 @@ func run(args []string) error {
 	hub := liveview.NewHub()
 	hub.Load(rec.Events)
 	hub.Close()
-	srv, err := liveview.Serve(*addr, hub, rec.Header.Pipeline, nil)
+	srv, err := liveview.Serve(*addr, hub, rec.Header.Pipeline, nil, liveview.WithTour(tour))
 	if err != nil {
 		return err
 	}

@@ -1,15 +1,24 @@
 // app.js：把串流（即時的 /events、伺服器重播的錄製檔，或內嵌在匯出檔裡的錄製檔）接到時間軸上，
-// 並且每一格畫面最多畫一次：爆量時瀏覽器把很多筆事件合成一次重畫。
+// 並且每一格畫面最多畫一次：爆量時瀏覽器把很多筆事件合成一次重畫。重播照教學的步調放：每一筆畫得出來的事件
+// 都有看得清楚的時間，整段示範至少 20 秒；即時的頁面照真實的時間。
 // Connects the stream (live /events, a recording the server replays, or one embedded in an exported file) to the
-// timeline, and draws at most once per frame: in a burst the browser folds many events into one redraw.
+// timeline, and draws at most once per frame: in a burst the browser folds many events into one redraw. A replay
+// plays at a teaching pace: every event that draws something gets time enough to see, and a whole demo takes at
+// least 20 seconds; a live page runs in real time.
 "use strict";
 window.LV = window.LV || {};
 LV.animate = true;
+LV.speed = 1;
+// 重播時每一筆畫得出來的事件在 1× 下至少停這麼久，整段至少 REPLAY_MS。 / At 1× a replay gives each event that draws something at least this long, and the whole at least REPLAY_MS.
+LV.STEP_MS = 900;
+LV.REPLAY_MS = 20000;
+LV.SPEEDS = [0.25, 0.5, 1, 2, 4];
 
 LV.App = class {
   constructor() {
     this.token = (document.querySelector('meta[name="live-token"]') || {}).content || "";
     this.mode = (document.querySelector('meta[name="live-mode"]') || {}).content || "live";
+    this.params = new URLSearchParams(location.search);
     this.cursor = 0;
     this.following = true;
     this.playing = false;
@@ -18,6 +27,8 @@ LV.App = class {
     this.frame = 0;
     this.draws = 0;
     this.keys = new Set();
+    this.keysDirty = false;
+    this.showAll = false;
   }
 
   async start() {
@@ -25,16 +36,21 @@ LV.App = class {
     if (embedded) {
       this.mode = "export";
       const rec = LV.parseRecording(embedded.textContent);
-      this.begin(rec.header.pipeline);
+      if (!rec.header) {
+        document.body.dataset.error = rec.error;
+        this.banner(LV.t("readError") + ": " + rec.error);
+        return;
+      }
+      this.begin(rec.header.pipeline, 0);
       for (const e of rec.events) if (this.timeline.add(e)) this.addKey(e);
+      this.fillFilters();
       this.loaded(rec.error);
       return;
     }
-    const pipeline = await (await fetch("pipeline.json")).json();
-    this.begin(pipeline);
+    const pipeline = await (await fetch("pipeline.json" + this.authQuery())).json();
+    this.begin(pipeline, LV.MAX_EVENTS);
     document.getElementById("scene").hidden = this.mode !== "live";
-    // 同步失敗的按鈕只給 sync 會讀那個 annotation 的步驟（04、05 --controller）。
-    // The sync-failure buttons only for steps whose sync reads that annotation (04, 05 --controller).
+    // 同步失敗的按鈕只給 sync 會讀那個 annotation 的步驟。 / The sync-failure buttons only for steps whose sync reads that annotation.
     for (const b of document.querySelectorAll('#scene-form button[data-args^="fail-"]')) b.hidden = !pipeline.failAnnotation;
     this.connect();
     // 即時跟著、有重試在等的時候，每 250 ms 重畫一次，讓退避倒數。 / Following live with retries waiting: redraw every 250 ms so backoffs count down.
@@ -43,8 +59,15 @@ LV.App = class {
     }, 250);
   }
 
-  begin(pipeline) {
-    this.timeline = new LV.Timeline(pipeline);
+  // authQuery 是遠端模式下每個請求都要帶的 token（?token=…），本機模式是空字串。
+  // authQuery is the token every request carries in remote mode (?token=…), empty on loopback.
+  authQuery() {
+    const t = this.params.get("token");
+    return t ? "?token=" + encodeURIComponent(t) : "";
+  }
+
+  begin(pipeline, max) {
+    this.timeline = new LV.Timeline(pipeline, max);
     this.renderer = new LV.Renderer(document.body, pipeline);
     this.renderer.onSelect = (key) => this.select(key === this.renderer.selected ? "" : key);
     // 按鈕與鍵盤只接一次：開啟另一個錄製檔時再接一次，每個按鍵就會做兩次。
@@ -55,14 +78,21 @@ LV.App = class {
     this.draw();
   }
 
-  // loaded 在整份錄製檔讀完時呼叫：從頭開始播放，網址帶 ?at=end 時直接跳到最後。
-  // loaded runs once a whole recording is in: play from the start, or jump to the end with ?at=end.
+  // loaded 在整份錄製檔讀完時呼叫：照網址停在指定的那一刻（?at=…），不然從頭開始、照教學的步調播放。
+  // loaded runs once a whole recording is in: stop at the moment the address names (?at=…), or else play from the
+  // start at a teaching pace.
   loaded(error) {
     this.ended = true;
     if (error) this.banner(LV.t("readError") + ": " + error);
     document.body.dataset.synced = "true";
-    if (new URLSearchParams(location.search).get("at") === "end") {
-      this.followLive();
+    this.controls.restore(this.params);
+    const at = this.params.get("at");
+    if (at === "end") {
+      this.toEnd();
+    } else if (at !== null && at !== "") {
+      this.seek(this.indexOfSeq(Number(at)));
+    } else if (this.controls.tour) {
+      this.controls.tourStart();
     } else {
       this.following = false;
       this.cursor = 0;
@@ -70,12 +100,25 @@ LV.App = class {
     }
   }
 
+  // indexOfSeq 把事件的 seq 換成游標的位置（停在那一筆之後）。 / indexOfSeq turns an event's seq into a cursor position (just after it).
+  indexOfSeq(seq) {
+    const ev = this.timeline.events;
+    let lo = 0, hi = ev.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ev[mid].seq <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   connect() {
-    const es = (this.es = new EventSource("events"));
+    const es = (this.es = new EventSource("events" + this.authQuery()));
     es.onmessage = (msg) => this.receive(JSON.parse(msg.data));
     es.addEventListener("synced", () => {
       this.connected = true;
       document.body.dataset.synced = "true";
+      this.fillFilters();
       this.updateStatus();
     });
     es.addEventListener("end", () => {
@@ -98,12 +141,15 @@ LV.App = class {
     this.schedule();
   }
 
-  // addKey 把物件的 key 加進篩選選單；請求的路徑、metric 的名字、說明行都不是物件。
-  // addKey adds an object's key to the filter menu; request paths, metric names and notes are not objects.
+  // addKey 把物件的 key 記下來給篩選選單；選單在下一次重畫時才重建一次，不是每個新 key 一次。
+  // addKey notes an object's key for the filter menu; the menu is rebuilt once at the next redraw, not once per new key.
   addKey(e) {
-    if (e.note || e.source === "request" || e.source === "metric" || !e.key || !e.key.includes("/") || this.keys.has(e.key)) return;
-    this.keys.add(e.key);
-    this.fillFilters();
+    for (const k of e.keys && e.keys.length ? e.keys : [e.key]) {
+      if (LV.isKey(k) && !this.keys.has(k)) {
+        this.keys.add(k);
+        this.keysDirty = true;
+      }
+    }
   }
 
   schedule() {
@@ -119,19 +165,21 @@ LV.App = class {
     this.cursor = Math.max(0, Math.min(this.cursor, events.length));
     const state = this.cursor === events.length ? this.timeline.latest : this.timeline.stateAt(this.cursor);
     LV.animate = this.following || this.playing;
+    if (this.keysDirty && this.connected) this.fillFilters();
     const live = this.following && this.connected && this.cursor === events.length && events.length;
     this.renderer.render(state, events, this.cursor, live ? state.t + (performance.now() - this.lastWall) : state.t);
     const slider = document.getElementById("slider");
     slider.max = events.length;
     slider.value = this.cursor;
     const last = events[this.cursor - 1];
-    document.getElementById("position").textContent =
-      LV.t("event") + " " + (last ? last.seq : 0) + " " + LV.t("of") + " " + (events.length ? events[events.length - 1].seq : 0) +
-      (last ? " · " + (last.t / 1000).toFixed(1) + " s" : "");
+    const total = events.length ? events[events.length - 1].seq : 0;
+    document.getElementById("position").textContent = LV.position(last ? last.seq : 0, total, last ? last.t : 0);
     document.body.dataset.cursor = this.cursor;
     document.body.dataset.total = events.length;
     if (this.timeline.droppedBefore) this.banner(LV.t("dropped") + " " + this.timeline.droppedBefore);
+    this.controls.caption(state, last);
     this.updateStatus();
+    this.controls.saveURL();
     // draws 數重畫的次數；onDrawn 讓基準測試知道每筆事件何時畫上頁面。
     // draws counts the redraws; onDrawn tells the benchmark when each event reached the page.
     this.draws++;
@@ -145,7 +193,28 @@ LV.App = class {
     this.draw();
   }
 
-  followLive() {
+  // step 往前或往後到下一筆「畫得出來」的事件（只改變量表之外看不見的 metric 直接跳過；showAll 時一筆一筆走）。
+  // step moves to the next event, forward or back, that draws something (a metric that changes nothing drawn is
+  // skipped; with showAll it goes one event at a time).
+  step(dir) {
+    const n = this.timeline.events.length;
+    let c = this.cursor + dir;
+    if (!this.showAll) {
+      while (c > 0 && c < n && !this.visible(c - 1)) c += dir;
+    }
+    this.seek(Math.max(0, Math.min(n, c)));
+  }
+
+  // visible 說第 i 筆事件是否改變畫面上的東西：不是 metric 的都算；metric 只有在它是某個方框宣告的深度時才算。
+  // visible says whether event i changes something drawn: anything but a metric does; a metric does only when it is
+  // the depth a box declares.
+  visible(i) {
+    const e = this.timeline.events[i];
+    if (!e || e.op !== "metric") return true;
+    return this.timeline.pipeline.stages.some((s) => s.depth && s.depth === e.what && (!s.depthOf || (e.key || "").endsWith("/" + s.depthOf)));
+  }
+
+  toEnd() {
     this.following = true;
     this.pause();
     this.cursor = this.timeline.events.length;
@@ -158,31 +227,50 @@ LV.App = class {
     else this.play();
   }
 
-  // play 從游標往後，照事件原本的時間間隔一筆一筆放（間隔最多一秒），放到最後就停。
-  // play steps forward from the cursor at the events' own pace (gaps capped at one second) and stops at the end.
+  // pace 是重播時一筆畫得出來的事件停多久（1× 時）：至少 STEP_MS，而且整段至少 REPLAY_MS。
+  // pace is how long a replay dwells on an event that draws something (at 1×): STEP_MS at least, and the whole at
+  // least REPLAY_MS.
+  pace() {
+    if (this.paceMs) return this.paceMs;
+    let n = 0;
+    for (let i = 0; i < this.timeline.events.length; i++) if (this.visible(i)) n++;
+    this.paceMs = Math.max(LV.STEP_MS, LV.REPLAY_MS / Math.max(1, n));
+    return this.paceMs;
+  }
+
+  // play 從游標往後放，照教學的步調；放到最後就停。在最後按播放，從頭開始。導覽模式下，每一站都停下來。
+  // play steps forward from the cursor at a teaching pace and stops at the end. Play at the end starts again from
+  // the beginning. In a tour, it stops at every stop.
   play() {
+    const events = this.timeline.events;
+    if (this.cursor >= events.length) this.cursor = 0;
     this.playing = true;
     this.following = false;
     const next = () => {
       if (!this.playing) return;
-      const events = this.timeline.events;
       if (this.cursor >= events.length) {
         this.playing = false;
-        this.following = true;
         this.draw();
         return;
       }
       this.cursor++;
+      while (this.cursor < events.length && !this.visible(this.cursor - 1)) this.cursor++;
+      if (this.controls.atStop(this.cursor)) {
+        this.playing = false;
+        this.draw();
+        return;
+      }
       this.draw();
-      const gap = this.cursor < events.length ? events[this.cursor].t - events[this.cursor - 1].t : 0;
-      this.timer = setTimeout(next, Math.max(16, Math.min(1000, gap)));
+      this.timer = setTimeout(next, this.pace() / LV.speed);
     };
     next();
   }
 
   pause() {
+    const was = this.playing;
     this.playing = false;
     clearTimeout(this.timer);
+    if (was) this.draw();
   }
 
   select(key) {
@@ -193,8 +281,9 @@ LV.App = class {
   }
 
   fillFilters() {
+    this.keysDirty = false;
     const keySel = document.getElementById("filter-key");
-    const value = keySel.value;
+    const value = keySel.value || this.renderer.selected;
     keySel.replaceChildren(LV.el("option", { value: "" }, LV.t("allKeys")), ...[...this.keys].sort().map((k) => LV.el("option", { value: k }, k)));
     keySel.value = value;
     const stageSel = document.getElementById("filter-stage");
@@ -207,19 +296,31 @@ LV.App = class {
     stageSel.value = sv;
   }
 
+  // updateStatus 讓狀態標記與播放鈕永遠說真話：即時、倒帶播放、重播、暫停、結束、步驟已停止。
+  // updateStatus keeps the badge and the play button truthful: live, playing back, replay, paused, at the end, step
+  // stopped.
   updateStatus() {
     const status = document.getElementById("status");
-    if (!status) return;
-    let key = this.mode === "live" ? (this.connected ? "live" : this.ended || this.timeline ? "disconnected" : "live") : "replay";
-    if (!this.following && !this.playing) key = "paused";
-    // 即時的頁面倒帶後按下播放：放的是過去，不是即時。 / A live page rewound and played: it plays the past, not live.
-    if (this.playing && this.mode === "live") key = "rewound";
+    if (!status || !this.timeline) return;
+    const atEnd = this.cursor >= this.timeline.events.length;
+    let key;
+    if (this.mode === "live") {
+      if (this.playing) key = "rewound";
+      else if (!this.following) key = "paused";
+      else key = this.connected ? "live" : "disconnected";
+    } else if (this.playing) key = "replay";
+    else key = atEnd ? "end" : "paused";
     status.textContent = LV.t(key);
     status.dataset.status = key;
     // 步驟停了（或還沒連上），場景按鈕就沒有人接：停用它們。 / With the step stopped (or not yet connected), nobody answers the scene buttons: disable them.
     for (const b of document.querySelectorAll("#scene-form button")) b.disabled = this.mode === "live" && !this.connected;
     const play = document.getElementById("play");
-    play.textContent = LV.t(this.playing ? "pause" : "play");
+    play.dataset.state = this.playing ? "playing" : "paused";
+    play.setAttribute("aria-label", LV.t(this.playing ? "pause" : atEnd && this.mode !== "live" ? "replayAgain" : "play"));
+    play.title = play.getAttribute("aria-label") + " (space)";
+    const follow = document.getElementById("follow");
+    follow.setAttribute("aria-label", LV.t(this.mode === "live" ? "follow" : "jumpEnd"));
+    follow.title = follow.getAttribute("aria-label") + " (End)";
   }
 
   banner(text) {
@@ -248,14 +349,21 @@ LV.App = class {
       this.pause();
       document.getElementById("banner").hidden = true;
       this.keys = new Set();
-      this.begin(rec.header.pipeline);
-      for (const e of rec.events) this.receive(e);
+      this.paceMs = 0;
+      this.controls.setTour(null);
+      this.begin(rec.header.pipeline, 0);
+      for (const e of rec.events) if (this.timeline.add(e)) this.addKey(e);
+      this.fillFilters();
       document.getElementById("scene").hidden = true;
       this.loaded(rec.error);
     };
     reader.readAsText(file);
   }
 };
+
+// LV.RECORDING_VERSION 是這個頁面讀得懂的錄製檔版本（internal/liveview 的 RecordingVersion）。
+// LV.RECORDING_VERSION is the recording version this page reads (internal/liveview's RecordingVersion).
+LV.RECORDING_VERSION = 2;
 
 // LV.parseRecording 讀 JSON Lines 的錄製檔（第一行是檔頭），跟 Go 的 ReadRecording 規則相同：錯誤指出第幾行，
 // 讀到的部分照樣回傳。
@@ -278,8 +386,8 @@ LV.parseRecording = function (text) {
         out.error = "line 1: not an informer-walkthrough recording";
         return out;
       }
-      if (v.version !== 1) {
-        out.error = "line 1: recording version " + v.version + " is unknown (this page reads version 1)";
+      if (v.version !== LV.RECORDING_VERSION) {
+        out.error = "line 1: recording version " + v.version + " is unknown (this page reads version " + LV.RECORDING_VERSION + "; record it again)";
         return out;
       }
       out.header = v;

@@ -1,22 +1,35 @@
-// controls.js：時間軸（暫停、單步、拉回任一時刻）、語言、簡報模式、篩選，以及場景按鈕。鍵盤：空白鍵暫停或播放，
-// 左右方向鍵單步，Home／End 到頭尾，p 簡報模式，l 換語言。
-// The timeline (pause, single step, back to any moment), language, presenter mode, filters and the scene buttons.
-// Keyboard: space pauses or plays, the arrow keys step, Home/End go to either end, p toggles presenter mode, l the
-// language.
+// controls.js：時間軸（播放、暫停、一筆一筆、拉回任一時刻、速度）、導覽（先預測、再播放）、說明列、語言、
+// 簡報模式、網址裡的狀態、篩選，以及場景按鈕。按 ? 看每一個按鍵。
+// The timeline (play, pause, one event at a time, back to any moment, speed), tours (predict, then play), the caption
+// bar, language, presenter mode, the state kept in the address, filters and the scene buttons. Press ? for every key.
 "use strict";
 window.LV = window.LV || {};
 
 LV.Controls = class {
   constructor(app) {
     this.app = app;
+    this.tour = null;
+    this.stop = -1; // 目前停在哪一站（-1：還沒開始）/ the stop the tour is at (-1: not started)
+    this.revealed = false;
     const $ = (id) => document.getElementById(id);
     $("play").addEventListener("click", () => app.togglePlay());
-    $("back").addEventListener("click", () => app.seek(app.cursor - 1));
-    $("forward").addEventListener("click", () => app.seek(app.cursor + 1));
-    $("follow").addEventListener("click", () => app.followLive());
+    $("back").addEventListener("click", () => app.step(-1));
+    $("forward").addEventListener("click", () => app.step(1));
+    $("home").addEventListener("click", () => app.seek(0));
+    $("follow").addEventListener("click", () => app.toEnd());
     $("slider").addEventListener("input", (ev) => app.seek(Number(ev.target.value)));
+    $("speed").addEventListener("change", (ev) => this.setSpeed(Number(ev.target.value)));
     $("lang").addEventListener("click", () => this.setLang(LV.lang === "en" ? "zh" : "en"));
     $("presenter").addEventListener("click", () => this.togglePresenter());
+    $("help-open").addEventListener("click", () => this.toggleHelp());
+    $("help-close").addEventListener("click", () => this.toggleHelp(false));
+    $("show-all").addEventListener("change", (ev) => {
+      app.showAll = ev.target.checked;
+      app.renderer.showQuiet = ev.target.checked;
+      app.draw();
+    });
+    $("tour-next").addEventListener("click", () => this.next());
+    $("tour-prev").addEventListener("click", () => this.prev());
     $("filter-key").addEventListener("change", (ev) => app.select(ev.target.value));
     $("filter-stage").addEventListener("change", (ev) => {
       app.renderer.filterStage = ev.target.value;
@@ -26,43 +39,56 @@ LV.Controls = class {
     for (const b of document.querySelectorAll("#scene-form button")) {
       b.addEventListener("click", () => this.scene(b.dataset.args));
     }
-    document.addEventListener("keydown", (ev) => {
-      // 在文字欄位與選單裡，按鍵屬於它們；滑桿與按鈕上，按鍵照樣是頁面的（preventDefault 讓它們不再自己動一次）。
-      // In a text field or a menu the keys are theirs; on the slider and the buttons they are still the page's
-      // (preventDefault keeps them from acting a second time on their own).
-      if (ev.target.matches('input:not([type="range"]):not([type="file"]), select, textarea')) return;
-      const keys = {
-        " ": () => app.togglePlay(),
-        ArrowLeft: () => app.seek(app.cursor - 1),
-        ArrowRight: () => app.seek(app.cursor + 1),
-        Home: () => app.seek(0),
-        End: () => app.followLive(),
-        p: () => this.togglePresenter(),
-        l: () => this.setLang(LV.lang === "en" ? "zh" : "en"),
-      };
-      if (keys[ev.key]) {
-        ev.preventDefault();
-        keys[ev.key]();
-      }
-    });
+    document.addEventListener("keydown", (ev) => this.key(ev));
+    const tour = document.getElementById("tour-data");
+    if (tour) this.setTour(JSON.parse(tour.textContent));
+    else if (app.mode === "replay") fetch("tour.json" + app.authQuery()).then((r) => (r.ok ? r.json() : null)).then((t) => t && this.setTour(t)).catch(() => {});
+    if (new URLSearchParams(location.search).get("embed") === "1") this.embed();
     this.labels();
+  }
+
+  key(ev) {
+    // 在文字欄位與選單裡，按鍵屬於它們；滑桿與按鈕上，按鍵照樣是頁面的（preventDefault 讓它們不再自己動一次）。
+    // In a text field or a menu the keys are theirs; on the slider and the buttons they are still the page's
+    // (preventDefault keeps them from acting a second time on their own).
+    if (ev.target.matches('input:not([type="range"]):not([type="file"]):not([type="checkbox"]), select, textarea')) return;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const app = this.app;
+    const keys = {
+      " ": () => app.togglePlay(),
+      ArrowLeft: () => (ev.shiftKey ? app.seek(app.cursor - 1) : app.step(-1)),
+      ArrowRight: () => (ev.shiftKey ? app.seek(app.cursor + 1) : app.step(1)),
+      Home: () => app.seek(0),
+      End: () => app.toEnd(),
+      PageDown: () => this.next(),
+      PageUp: () => this.prev(),
+      ".": () => app.togglePlay(),
+      "[": () => this.setSpeed(LV.SPEEDS[Math.max(0, LV.SPEEDS.indexOf(LV.speed) - 1)]),
+      "]": () => this.setSpeed(LV.SPEEDS[Math.min(LV.SPEEDS.length - 1, LV.SPEEDS.indexOf(LV.speed) + 1)]),
+      p: () => this.togglePresenter(),
+      l: () => this.setLang(LV.lang === "en" ? "zh" : "en"),
+      "?": () => this.toggleHelp(),
+      Escape: () => this.toggleHelp(false),
+    };
+    const act = keys[ev.key];
+    if (act) {
+      ev.preventDefault();
+      act();
+    }
   }
 
   // labels 依目前的語言填上每一句固定的文字。 / labels fills every fixed string in the current language.
   labels() {
     document.documentElement.lang = LV.lang === "zh" ? "zh-TW" : "en";
     for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = LV.t(node.dataset.i18n);
-    const set = (id, key) => {
-      const b = document.getElementById(id);
-      b.textContent = LV.t(key);
-      b.title = LV.t(key);
-    };
-    set("back", "back");
-    set("forward", "forward");
-    set("follow", "follow");
-    set("lang", "language");
-    set("presenter", "presenter");
-    document.querySelector("#open-label span").textContent = LV.t("openRecording");
+    for (const node of document.querySelectorAll("[data-i18n-label]")) {
+      node.setAttribute("aria-label", LV.t(node.dataset.i18nLabel));
+      node.title = LV.t(node.dataset.i18nLabel) + (node.dataset.key ? " (" + node.dataset.key + ")" : "");
+    }
+    document.getElementById("lang").textContent = LV.t("language");
+    const speed = document.getElementById("speed");
+    speed.replaceChildren(...LV.SPEEDS.map((s) => LV.el("option", { value: s }, LV.speedName(s))));
+    speed.value = String(LV.speed);
     this.app.updateStatus();
   }
 
@@ -79,10 +105,205 @@ LV.Controls = class {
     this.app.draw();
   }
 
-  togglePresenter() {
-    const on = document.body.classList.toggle("presenter");
-    document.getElementById("presenter").setAttribute("aria-pressed", String(on));
+  setSpeed(s) {
+    if (!LV.SPEEDS.includes(s)) return;
+    LV.speed = s;
+    document.getElementById("speed").value = String(s);
     this.app.draw();
+  }
+
+  togglePresenter(on) {
+    const now = document.body.classList.toggle("presenter", on);
+    document.getElementById("presenter").setAttribute("aria-pressed", String(now));
+    this.app.draw();
+  }
+
+  toggleHelp(on) {
+    const help = document.getElementById("help");
+    help.hidden = on === undefined ? !help.hidden : !on;
+  }
+
+  // embed 是部落格裡的樣子：只有管線、說明列與精簡的時間軸，並把自己的高度告訴外面的頁面，讓 iframe 跟著調整。
+  // embed is the look inside a blog: the pipeline, the caption bar and a compact timeline only, and it tells the
+  // parent page its height so the iframe can size itself.
+  embed() {
+    document.body.classList.add("embed");
+    const tell = () => {
+      if (window.parent !== window) window.parent.postMessage({ type: "informer-walkthrough:height", height: document.documentElement.scrollHeight }, "*");
+    };
+    new ResizeObserver(tell).observe(document.body);
+    tell();
+  }
+
+  // restore 依網址還原：語言、速度、簡報模式、選取的 key、導覽的哪一站（?lang=zh-TW&speed=2&presenter=1&key=…&stop=…）。
+  // restore sets what the address says: language, speed, presenter mode, the selected key, the tour stop.
+  restore(params) {
+    const lang = params.get("lang");
+    if (lang === "zh-TW" || lang === "zh") this.setLang("zh");
+    if (lang === "en") this.setLang("en");
+    const speed = Number(params.get("speed"));
+    if (LV.SPEEDS.includes(speed)) this.setSpeed(speed);
+    if (params.get("presenter") === "1") this.togglePresenter(true);
+    const key = params.get("key");
+    if (key) this.app.select(key);
+    const stop = params.get("stop");
+    if (this.tour && stop !== null && stop !== "") {
+      this.goStop(Math.max(0, Math.min(this.tour.stops.length - 1, Number(stop) - 1)), false);
+      this.restoredStop = true;
+    }
+  }
+
+  // saveURL 把目前的樣子寫進網址（不增加瀏覽紀錄），複製下來的連結就打開同一個畫面。
+  // saveURL writes the current view into the address (adding no history entry), so a copied link opens this view.
+  saveURL() {
+    const app = this.app;
+    if (!app.ended && app.mode === "live" && app.following) return;
+    const q = new URLSearchParams(location.search);
+    const last = app.timeline.events[app.cursor - 1];
+    if (app.playing) q.delete("at");
+    else q.set("at", app.following || app.cursor >= app.timeline.events.length ? "end" : String(last ? last.seq : 0));
+    const set = (k, v) => (v ? q.set(k, v) : q.delete(k));
+    set("key", app.renderer.selected);
+    set("lang", LV.lang === "zh" ? "zh-TW" : "");
+    set("speed", LV.speed !== 1 ? String(LV.speed) : "");
+    set("presenter", document.body.classList.contains("presenter") ? "1" : "");
+    set("stop", this.tour && this.stop >= 0 ? String(this.stop + 1) : "");
+    const url = location.pathname + "?" + q.toString();
+    if (url !== location.pathname + location.search) {
+      try {
+        history.replaceState(null, "", url);
+      } catch (e) {
+        // 從磁碟開啟的檔案有些瀏覽器不讓改網址。 / Some browsers refuse a new address for a file opened from disk.
+      }
+    }
+  }
+
+  // setTour 換上一份導覽：依序的站，每一站對應錄製檔裡的一筆事件（seq），有兩種語言的說明，有的還有先問的問題。
+  // setTour installs a tour: ordered stops, each tied to an event of the recording (seq), with a caption in both
+  // languages and, at some, a question asked first.
+  setTour(tour) {
+    this.tour = tour && tour.stops && tour.stops.length ? tour : null;
+    this.stop = -1;
+    this.stopAt = new Map();
+    document.body.classList.toggle("has-tour", !!this.tour);
+    if (!this.tour || !this.app.timeline) return;
+    this.tour.stops.forEach((s, i) => this.stopAt.set(this.app.indexOfSeq(s.seq), i));
+    document.getElementById("tour-count").textContent = "/" + this.tour.stops.length;
+  }
+
+  tourStart() {
+    this.setTour(this.tour);
+    if (this.restoredStop) return;
+    this.app.following = false;
+    this.app.cursor = 0;
+    this.app.play();
+  }
+
+  // atStop 在播放走到一站時回傳 true（播放就停在那裡），並把那一站顯示出來。
+  // atStop returns true when playing reaches a stop (playing then stops there), and shows that stop.
+  atStop(cursor) {
+    if (!this.tour) return false;
+    if (!this.stopAt.size) this.setTour(this.tour);
+    const i = this.stopAt.get(cursor);
+    if (i === undefined || i === this.stop) return false;
+    this.stop = i;
+    this.revealed = !this.tour.stops[i].question;
+    return true;
+  }
+
+  goStop(i, play) {
+    const s = this.tour.stops[i];
+    this.stop = i;
+    this.revealed = !s.question;
+    this.app.seek(this.app.indexOfSeq(s.seq));
+    if (play) this.app.play();
+  }
+
+  // next：有問題還沒揭曉就先揭曉答案；否則從這一站往下一站播放（沒有導覽時，跳到下一行說明）。
+  // next: with a question not yet answered, reveal the answer; else play on to the next stop (without a tour, go to
+  // the next narration line).
+  next() {
+    const app = this.app;
+    if (!this.tour) {
+      const ev = app.timeline.events;
+      let c = app.cursor;
+      while (c < ev.length && !ev[c].note) c++;
+      app.seek(Math.min(ev.length, c + 1));
+      return;
+    }
+    if (this.stop >= 0 && !this.revealed) {
+      this.revealed = true;
+      app.draw();
+      return;
+    }
+    if (this.stop >= this.tour.stops.length - 1) {
+      app.play();
+      return;
+    }
+    if (this.stop < 0) {
+      app.seek(0);
+    }
+    app.play();
+  }
+
+  prev() {
+    const app = this.app;
+    if (!this.tour) {
+      const ev = app.timeline.events;
+      let c = app.cursor - 2;
+      while (c > 0 && !ev[c].note) c--;
+      app.seek(Math.max(0, c + 1));
+      return;
+    }
+    if (this.stop <= 0) {
+      this.stop = -1;
+      app.seek(0);
+      return;
+    }
+    this.goStop(this.stop - 1, false);
+  }
+
+  // caption 寫出說明列：最近的一站（它比最近的說明行新時）或步驟自己印的最近一行說明。導覽的問題在揭曉之前只問不答。
+  // caption writes the caption bar: the latest stop (when newer than the latest narration line) or the latest
+  // narration the step printed. A tour's question is asked, not answered, until revealed.
+  caption(state, last) {
+    const bar = document.getElementById("caption");
+    const text = bar.querySelector(".text");
+    const question = bar.querySelector(".question");
+    const seq = last ? last.seq : 0;
+    let stop = null;
+    if (this.tour) {
+      for (let i = this.tour.stops.length - 1; i >= 0; i--) {
+        if (this.tour.stops[i].seq <= seq) {
+          stop = { i: i, s: this.tour.stops[i] };
+          break;
+        }
+      }
+      // 從時間軸跳過去時，站跟著游標。 / Jumping by the timeline, the stop follows the cursor.
+      if (!this.app.playing && stop && stop.i !== this.stop && !this.restoredStop) {
+        this.stop = stop.i;
+        this.revealed = !stop.s.question || stop.s.seq < seq;
+      }
+      this.restoredStop = false;
+    }
+    bar.dataset.stop = stop ? stop.i + 1 : "";
+    document.getElementById("tour-at").textContent = stop ? String(stop.i + 1) : "–";
+    if (stop && stop.s.seq >= state.noteSeq) {
+      text.textContent = LV.pick(stop.s.caption);
+      bar.dataset.source = "tour";
+      const q = stop.s.question;
+      question.hidden = !q;
+      if (q) {
+        const asking = stop.i === this.stop && !this.revealed;
+        question.dataset.state = asking ? "asked" : "answered";
+        question.textContent = asking ? LV.pick(q) + " " + LV.t("nextReveals") : LV.pick(q) + " " + LV.pick(q.answer);
+      }
+    } else {
+      text.textContent = state.note;
+      bar.dataset.source = state.note ? "note" : "";
+      question.hidden = true;
+    }
+    bar.dataset.lang = LV.lang;
   }
 
   // scene 把按鈕變成 scripts/scene.sh 的參數，帶著這次執行的 token 送出。
@@ -102,7 +323,7 @@ LV.Controls = class {
     const said = document.getElementById("scene-said");
     said.textContent = "scene " + args.join(" ") + " …";
     try {
-      const resp = await fetch("scene", {
+      const resp = await fetch("scene" + this.app.authQuery(), {
         method: "POST",
         headers: { "Content-Type": "application/json", "X-Live-Token": this.app.token },
         body: JSON.stringify({ args: args }),

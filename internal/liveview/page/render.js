@@ -1,11 +1,16 @@
-// render.js：把一個狀態畫出來。所有來自叢集的字串（名稱、標籤、annotation）都只經過 textContent，
-// 從不當作 HTML：就算 Pod 的 annotation 是 <img src=x onerror=alert(1)>，畫出來的也只是這串字。
-// Draws one state. Every string from the cluster (names, labels, annotations) goes through textContent only, never
-// as HTML: a pod annotated <img src=x onerror=alert(1)> shows those very characters.
+// render.js：把一個狀態畫出來。方框依步驟宣告的 rank（欄）與 row（列）排成格子，邊畫在上面一層 SVG；
+// 這裡不認得任何一個步驟。所有來自叢集的字串（名稱、標籤、選擇器）都只經過 textContent 或 setAttribute 的值，
+// 從不當作 HTML：就算 annotation 是 <img src=x onerror=alert(1)>，畫出來的也只是這串字。
+// Draws one state. Boxes sit in a grid by the rank (column) and row each step declared, edges on an SVG layer above
+// them; nothing here knows any step. Every string from the cluster (names, labels, selectors) goes only through
+// textContent or an attribute's value, never as HTML: an annotation <img src=x onerror=alert(1)> shows those very
+// characters.
 "use strict";
 window.LV = window.LV || {};
 
-// el 建立一個元素：屬性、文字（textContent），以及子元素。 / el makes an element: attributes, text (textContent), children.
+// el 建立一個元素：屬性、文字（textContent），以及子元素。屬性的「名字」一律寫在程式碼裡，絕不來自資料。
+// el makes an element: attributes, text (textContent), children. Attribute *names* are always written in the code,
+// never taken from data.
 LV.el = function (tag, attrs, text, children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -15,6 +20,33 @@ LV.el = function (tag, attrs, text, children) {
   for (const c of children || []) node.appendChild(c);
   return node;
 };
+
+const SVG = "http://www.w3.org/2000/svg";
+LV.svg = function (tag, attrs) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+  return node;
+};
+
+// LV.breakable 在識別字的 . 與 / 之後加上可以換行的地方，長的型別名稱只在那裡斷開，不會斷在字中間。
+// LV.breakable adds break opportunities after the dots and slashes of identifiers, so a long type name wraps only
+// there, never in the middle of a word.
+LV.breakable = function (node, text) {
+  node.replaceChildren();
+  let part = "";
+  for (const ch of String(text)) {
+    part += ch;
+    if (ch === "." || ch === "/") {
+      node.append(part, document.createElement("wbr"));
+      part = "";
+    }
+  }
+  if (part) node.append(part);
+  return node;
+};
+
+const TOKENS_SHOWN = 24;
+const TRAIL_SHOWN = 6;
 
 LV.Renderer = class {
   constructor(root, pipeline) {
@@ -33,30 +65,120 @@ LV.Renderer = class {
     const p = this.pipeline;
     document.title = LV.pick(p.title) + " · live view";
     this.root.querySelector("#title").textContent = LV.pick(p.title);
+    const variant = this.root.querySelector("#variant");
+    variant.textContent = LV.pick(p.variant);
+    variant.hidden = !LV.pick(p.variant);
     this.root.querySelector("#chapter").hidden = !p.chapter;
-    this.root.querySelector("#chapter-path").textContent = LV.lang === "zh" ? (p.chapter || "").replace(/^docs\/en\//, "docs/zh-TW/") : p.chapter || "";
-    const row = this.root.querySelector("#pipeline");
-    row.replaceChildren();
+    this.root.querySelector("#chapter-path").textContent = LV.lang === "zh" ? (p.chapter || "").replace("docs/en/", "docs/zh-TW/") : p.chapter || "";
+    const grid = this.root.querySelector("#pipeline");
+    grid.replaceChildren();
+    this.edgeLayer = LV.svg("svg", { id: "edges", "aria-hidden": "true" });
+    grid.appendChild(this.edgeLayer);
+    const ranks = Math.max(1, ...p.stages.map((s) => s.rank + 1));
+    const rows = Math.max(1, ...p.stages.map((s) => s.row + 1));
+    grid.style.gridTemplateColumns = "repeat(" + ranks + ", minmax(0, 1fr))";
+    grid.style.gridTemplateRows = "repeat(" + rows + ", auto)";
+    grid.dataset.ranks = ranks;
+    grid.dataset.rows = rows;
     this.boxes = {};
-    p.stages.forEach((s, i) => {
-      if (i > 0) row.appendChild(LV.el("div", { class: "arrow", "aria-hidden": "true" }, "→"));
-      const box = LV.el("section", { class: "stage" + (s.opaque ? " opaque" : ""), "data-stage": s.id, "data-count": 0 }, null, [
-        LV.el("h2", {}, LV.pick(s.label)),
-        LV.el("p", { class: "caption" }, LV.pick(s.caption)),
-        LV.el("div", { class: "numbers" }, null, [
-          LV.el("span", { class: "count" }, ""),
-          LV.el("span", { class: "depth" }, ""),
-        ]),
-        LV.gauge(),
+    for (const s of p.stages) {
+      const alone = p.stages.filter((o) => o.rank === s.rank).length === 1;
+      const box = LV.el("section", {
+        class: "stage" + (s.opaque ? " opaque" : "") + (s.lane ? " lane" : ""),
+        "data-stage": s.id, "data-rank": s.rank, "data-row": s.row, "data-count": 0,
+        "aria-label": LV.pick(s.label),
+      }, null, [
+        LV.breakable(LV.el("h2", {}), LV.pick(s.label)),
+        LV.breakable(LV.el("p", { class: "caption" }), LV.pick(s.caption)),
+        LV.el("div", { class: "numbers" }, null, [LV.el("span", { class: "count" }, ""), LV.el("span", { class: "extra" }, "")]),
+        LV.el("div", { class: "gauge-row" }, null, [LV.gauge(), LV.el("span", { class: "depth" }, "")]),
+        LV.el("ol", { class: "requests" }),
         LV.el("div", { class: "tokens" }),
       ]);
-      row.appendChild(box);
+      box.style.gridColumn = String(s.rank + 1);
+      box.style.gridRow = alone ? "1 / span " + rows : String(s.row + 1);
+      box.querySelector(".gauge-row").hidden = !s.depth;
+      grid.appendChild(box);
       this.boxes[s.id] = box;
-    });
+    }
     this.tokens = {};
+    this.edgeNodes = {};
     this.emptyRow = null;
+    this.cacheRows = new Map();
     for (const id of ["cache", "index", "listeners", "workqueue"]) {
       this.root.querySelector("#panel-" + id).hidden = !(p.panels || []).includes(id);
+    }
+    if (this.resize) this.resize.disconnect();
+    // 方框的大小一變（視窗、語言、簡報模式、標記變多），邊就重畫。 / When a box changes size (window, language, presenter mode, more tokens), the edges are drawn again.
+    this.resize = new ResizeObserver(() => this.layoutEdges());
+    this.resize.observe(grid);
+    for (const box of Object.values(this.boxes)) this.resize.observe(box);
+    this.layoutEdges();
+  }
+
+  // layoutEdges 依方框現在的位置畫每一條宣告過的邊：往右相鄰的一欄走直線（或 S 形），其餘（往回、跨過好幾欄、
+  // 同一欄）從方框下緣繞到格子下方的通道。
+  // layoutEdges draws every declared edge from where the boxes are now: to the next column on the right as a line (or
+  // an S), any other (going back, across several columns, within a column) from the box's bottom through a channel
+  // below the grid.
+  layoutEdges() {
+    const grid = this.root.querySelector("#pipeline");
+    const layer = this.edgeLayer;
+    if (!layer || !grid.isConnected) return;
+    const origin = grid.getBoundingClientRect();
+    const rect = (id) => {
+      const r = this.boxes[id].getBoundingClientRect();
+      return { l: r.left - origin.left, r: r.right - origin.left, t: r.top - origin.top, b: r.bottom - origin.top, cx: (r.left + r.right) / 2 - origin.left, cy: (r.top + r.bottom) / 2 - origin.top };
+    };
+    let bottom = 0;
+    for (const id of Object.keys(this.boxes)) bottom = Math.max(bottom, rect(id).b);
+    const rank = {};
+    for (const s of this.pipeline.stages) rank[s.id] = s.rank;
+    layer.replaceChildren(LV.svg("defs"));
+    const defs = layer.firstChild;
+    for (const kind of ["flow", "read", "write"]) {
+      const marker = LV.svg("marker", { id: "arrow-" + kind, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 11, markerHeight: 11, markerUnits: "userSpaceOnUse", orient: "auto-start-reverse" });
+      marker.appendChild(LV.svg("path", { d: "M0,0 L10,5 L0,10 z", class: "head " + kind }));
+      defs.appendChild(marker);
+    }
+    this.edgeNodes = {};
+    let channel = 0;
+    for (const e of this.pipeline.edges || []) {
+      if (!this.boxes[e.from] || !this.boxes[e.to]) continue;
+      const a = rect(e.from);
+      const b = rect(e.to);
+      let d;
+      let label = null;
+      if (rank[e.to] === rank[e.from] + 1) {
+        // 相鄰兩欄之間的縫太窄，放不下標籤：它只當作提示（title）。 / The gap between two neighbouring columns is too narrow for a label: it is a tooltip only.
+        const x1 = a.r, y1 = a.cy, x2 = b.l, y2 = b.cy, mx = (x1 + x2) / 2;
+        d = y1 === y2 ? `M${x1},${y1} L${x2},${y2}` : `M${x1},${y1} C${mx},${y1} ${mx},${y2} ${x2},${y2}`;
+      } else {
+        channel++;
+        const y = bottom + 10 + channel * 14;
+        const x1 = a.cx + (rank[e.to] < rank[e.from] ? -12 : 12), x2 = b.cx + (rank[e.to] < rank[e.from] ? 12 : -12);
+        d = `M${x1},${a.b} L${x1},${y} L${x2},${y} L${x2},${b.b}`;
+        label = { x: (x1 + x2) / 2, y: y - 4 };
+      }
+      const path = LV.svg("path", { d: d, class: "edge " + e.kind, "data-from": e.from, "data-to": e.to, "data-kind": e.kind, "marker-end": "url(#arrow-" + e.kind + ")" });
+      if (LV.pick(e.label)) path.appendChild(LV.svg("title")).textContent = LV.pick(e.label);
+      layer.appendChild(path);
+      let text = null;
+      if (LV.pick(e.label) && label) {
+        text = LV.svg("text", { x: label.x, y: label.y, class: "edge-label " + e.kind, "text-anchor": "middle" });
+        text.textContent = LV.pick(e.label);
+        layer.appendChild(text);
+      }
+      this.edgeNodes[e.from + ">" + e.to] = { path: path, text: text, label: LV.pick(e.label) };
+    }
+    const height = Math.max(bottom, 0) + (channel ? 18 + channel * 14 : 0);
+    layer.setAttribute("width", String(Math.ceil(origin.width)));
+    layer.setAttribute("height", String(Math.ceil(height)));
+    grid.style.paddingBottom = channel ? 14 + channel * 14 + "px" : "";
+    if (this.lastState) this.renderEdges(this.lastState);
+    for (const box of Object.values(this.boxes)) {
+      LV.fit(box.querySelector("h2"));
+      LV.fit(box.querySelector(".caption"));
     }
   }
 
@@ -64,91 +186,181 @@ LV.Renderer = class {
   // now is the step's time (ms): when following live it runs past the last event, so retry backoffs count down.
   render(state, events, cursor, now) {
     this.now = now === undefined ? state.t : now;
+    this.lastState = state;
     this.renderStages(state);
+    this.renderEdges(state);
     this.renderTokens(state);
+    this.renderTrail(state);
     this.renderPanels(state);
     this.renderLog(events, cursor);
+    const undrawn = this.root.querySelector("#undrawn");
+    undrawn.hidden = !state.undrawn;
+    undrawn.dataset.count = state.undrawn;
+    undrawn.textContent = LV.t("undrawn") + " " + state.undrawn;
     document.body.dataset.seq = state.seq;
     document.body.dataset.applied = state.applied;
   }
 
   renderStages(state) {
-    const path = this.selected ? state.paths[this.selected] || [] : [];
+    const path = this.selected ? (state.paths[this.selected] || []).map((h) => h.stage) : [];
+    const from = Math.max(0, path.length - TRAIL_SHOWN);
     for (const s of this.pipeline.stages) {
       const box = this.boxes[s.id];
       const st = state.stages[s.id];
       box.dataset.count = st.count;
-      // 看不見內部的階段沒有事件可數，只有深度。 / A stage whose inside is not visible has no events to count, only its depth.
-      // 沒有來源的階段只靠標記點亮；從沒點亮過就不寫「0 筆事件」（步驟 05 --controller 的 workqueue 只有深度）。
-      // A stage with no sources is lit by tokens only; never lit, it does not say "0 events" (step 05 --controller's
-      // workqueue has only its depth).
-      const unlit = !(s.sources || []).length && st.count === 0;
-      box.querySelector(".count").textContent = s.opaque ? LV.t("opaque") : unlit ? "" : LV.events(st.count);
-      let depth = st.depth;
-      if (s.id === "workqueue" && depth === null) depth = state.waiting().length;
-      if (s.id === "listeners") depth = Object.values(state.listeners).reduce((n, l) => n + l.backlog, 0);
+      const count = box.querySelector(".count");
+      count.textContent = s.opaque && !st.count ? LV.t("opaque") : LV.events(st.count);
+      const extra = box.querySelector(".extra");
+      const parts = [];
+      // 簡報模式裡方框窄，resourceVersion 寫成 rv（提示裡是全名）。 / In presenter mode the boxes are narrow: resourceVersion shows as rv (the tooltip has it whole).
+      if (st.rv) parts.push((document.body.classList.contains("presenter") ? "rv" : LV.t("resourceVersion")) + " " + st.rv);
+      if (st.skips) parts.push(LV.t("skipped") + " " + st.skips);
+      extra.textContent = parts.join(" · ");
+      extra.title = st.rv ? "resourceVersion " + st.rv : "";
+      // 只有宣告了深度的階段才畫深度，不會在沒有深度的地方編出一個。 / Only a stage that declares a depth draws one; none is made up where there is none.
+      const depth = s.depth ? st.depth : null;
       box.dataset.depth = depth === null ? "" : depth;
-      box.querySelector(".depth").textContent = depth === null ? "" : LV.t("depth") + " " + depth;
-      const gauge = box.querySelector("svg.gauge");
-      gauge.style.visibility = depth === null ? "hidden" : "visible";
-      LV.setGauge(gauge, depth);
-      box.classList.toggle("on-path", path.includes(s.id));
-      if ((s.id === "watch" || s.id === "store" || s.id === "push") && state.rv) {
-        const d = box.querySelector(".depth");
-        d.textContent = (d.textContent ? d.textContent + " · " : "") + LV.t("resourceVersion") + " " + state.rv;
+      box.querySelector(".depth").textContent = s.depth ? LV.t("depth") + " " + (depth === null ? "–" : depth) : "";
+      LV.setGauge(box.querySelector("svg.gauge"), depth);
+      const order = [];
+      path.forEach((id, i) => i >= from && id === s.id && order.push(i + 1));
+      box.classList.toggle("on-path", order.length > 0);
+      box.dataset.order = order.join(" ");
+      const list = box.querySelector(".requests");
+      if (s.id === (this.requestStage = this.requestStage || this.stageOfOp("request"))) {
+        list.replaceChildren(...state.requests.map((r) => LV.el("li", { "data-seq": r.seq }, (r.req.method || "") + " " + (r.req.path || "") + (r.req.query ? "?" + r.req.query : "") + " → " + (r.req.status || ""))));
       }
     }
   }
 
-  // renderTokens 把每個 key 的標記放進它最後出現的階段；移動時用 FLIP 動畫滑過去（先量舊位置，移過去，再從舊位置動到新位置）。
-  // renderTokens puts each key's token in the stage it last showed in; a move slides there with a FLIP animation
-  // (measure the old position, move the node, animate from the old position to the new).
+  // stageOfOp：請求畫在哪個階段，看它自己宣告的來源（request）。 / stageOfOp: which stage requests show in, from its declared sources (request).
+  stageOfOp(op) {
+    for (const s of this.pipeline.stages) if ((s.sources || []).includes(op)) return s.id;
+    return "";
+  }
+
+  renderEdges(state) {
+    const path = this.selected ? state.paths[this.selected] || [] : [];
+    const onPath = new Set();
+    for (let i = 1; i < path.length; i++) onPath.add(path[i - 1].stage + ">" + path[i].stage);
+    for (const [id, node] of Object.entries(this.edgeNodes)) {
+      const edge = state.edges[id] || { count: 0, conflicts: 0, last: 0 };
+      node.path.dataset.count = edge.count;
+      node.path.classList.toggle("on-path", onPath.has(id));
+      node.path.classList.toggle("active", edge.count > 0 && state.seq - edge.last < 3);
+      if (node.text) {
+        let label = node.label;
+        if (edge.count && node.path.dataset.kind !== "flow") label += " ×" + edge.count;
+        if (edge.conflicts) label += " (409 ×" + edge.conflicts + ")";
+        node.text.textContent = label;
+      }
+    }
+  }
+
+  // renderTokens 把每個 key 的標記放進它現在所在的階段（處理函式的每一道各有自己的標記）；移動時用 FLIP 動畫
+  // 滑過去（先量舊位置，移過去，再從舊位置動到新位置），讓人看得見它從哪裡來。
+  // renderTokens puts each key's token in the stage where it is now (each handler's lane has tokens of its own); a
+  // move slides there with a FLIP animation (measure the old position, move the node, animate from the old position
+  // to the new), so a person sees where it came from.
   renderTokens(state) {
+    const wanted = [];
+    for (const [key, tok] of Object.entries(state.tokens)) wanted.push({ id: key, key: key, stage: tok.stage, kind: tok.kind, seq: tok.seq });
+    for (const [lane, keys] of Object.entries(state.lanes)) {
+      for (const [key, tok] of Object.entries(keys)) wanted.push({ id: lane + "\u0000" + key, key: key, stage: lane, kind: tok.kind, seq: tok.seq, behind: tok.behind });
+    }
+    wanted.sort((a, b) => a.seq - b.seq);
+    const perBox = {};
     const seen = new Set();
     const moves = [];
-    for (const [key, tok] of Object.entries(state.tokens)) {
-      seen.add(key);
-      let node = this.tokens[key];
-      if (!node) {
-        node = LV.el("button", { class: "token", "data-key": key, type: "button" }, key.split("/").pop());
-        node.addEventListener("click", () => this.onSelect(key));
-        this.tokens[key] = node;
-      }
-      const cached = state.cache[key];
-      node.dataset.kind = tok.kind;
-      node.dataset.stage = tok.stage;
-      node.classList.toggle("deleting", !!(cached && cached.deleting));
-      node.classList.toggle("selected", key === this.selected);
-      node.title = key + (cached ? " " + cached.phase + " " + cached.labels : "");
-      const target = this.boxes[tok.stage].querySelector(".tokens");
-      if (node.parentNode !== target) {
-        const before = node.parentNode ? node.getBoundingClientRect() : null;
-        target.appendChild(node);
-        if (before) moves.push([node, before]);
-      }
+    for (const w of wanted) {
+      if (!this.boxes[w.stage]) continue;
+      const list = (perBox[w.stage] = perBox[w.stage] || []);
+      list.push(w);
     }
-    for (const [key, node] of Object.entries(this.tokens)) {
-      if (!seen.has(key)) {
+    for (const [stage, list] of Object.entries(perBox)) {
+      const shown = list.slice(-TOKENS_SHOWN);
+      for (const w of shown) {
+        seen.add(w.id);
+        let node = this.tokens[w.id];
+        if (!node) {
+          node = LV.el("button", { class: "token", "data-key": w.key, type: "button" }, null, [LV.el("span", { class: "name" }, w.key.split("/").pop()), LV.el("span", { class: "badge" }, "")]);
+          node.addEventListener("click", () => this.onSelect(w.key));
+          this.tokens[w.id] = node;
+        }
+        const cached = state.cache[w.key];
+        node.dataset.kind = w.kind;
+        node.dataset.stage = stage;
+        const retry = state.workqueue.retries[w.key];
+        let badge = "";
+        if (w.kind === "backoff" && retry) badge = retry.n + "/" + retry.of;
+        if (w.kind === "old") badge = "−" + w.behind;
+        node.querySelector(".badge").textContent = badge;
+        node.classList.toggle("deleting", !!(cached && cached.deleting));
+        node.classList.toggle("selected", w.key === this.selected);
+        node.title = w.key + " · " + LV.t("kind-" + w.kind) + (cached ? " · " + cached.phase + " " + cached.labels : "");
+        const target = this.boxes[stage].querySelector(".tokens");
+        if (node.parentNode !== target) {
+          const before = node.parentNode ? node.getBoundingClientRect() : null;
+          target.appendChild(node);
+          if (before) moves.push([node, before]);
+        }
+      }
+      const more = this.boxes[stage].querySelector(".tokens .more") || LV.el("span", { class: "more" });
+      more.textContent = list.length > TOKENS_SHOWN ? "+" + (list.length - TOKENS_SHOWN) : "";
+      more.hidden = list.length <= TOKENS_SHOWN;
+      this.boxes[stage].querySelector(".tokens").appendChild(more);
+    }
+    for (const [id, node] of Object.entries(this.tokens)) {
+      if (!seen.has(id)) {
         node.remove();
-        delete this.tokens[key];
+        delete this.tokens[id];
       }
     }
-    if (LV.animate) {
+    for (const box of Object.values(this.boxes)) {
+      if (!perBox[box.dataset.stage]) {
+        const more = box.querySelector(".tokens .more");
+        if (more) more.hidden = true;
+      }
+      box.dataset.tokens = (perBox[box.dataset.stage] || []).length;
+    }
+    const ms = LV.hopMs();
+    if (LV.animate && ms > 0) {
       for (const [node, before] of moves) {
         const after = node.getBoundingClientRect();
         node.animate([{ transform: `translate(${before.left - after.left}px, ${before.top - after.top}px)` }, { transform: "none" }], {
-          duration: 350,
-          easing: "ease-out",
+          duration: ms,
+          easing: "ease-in-out",
         });
       }
     }
+  }
+
+  // renderTrail 把選取的 key 走過的路寫成一串有順序的站：1 API server → 2 … ；方框上也標著第幾站。
+  // renderTrail writes the selected key's path as an ordered series of stops: 1 API server → 2 …; the boxes carry
+  // their stop numbers too.
+  renderTrail(state) {
+    const trail = this.root.querySelector("#trail");
+    const path = this.selected ? state.paths[this.selected] || [] : [];
+    trail.hidden = !this.selected;
+    if (!this.selected) return;
+    const label = (id) => LV.pick((this.pipeline.stages.find((s) => s.id === id) || {}).label) || id;
+    const parts = [LV.el("b", {}, this.selected), LV.el("span", {}, path.length ? ": " : ": " + LV.t("noPath"))];
+    // 只寫最近的 TRAIL_SHOWN 站；更早的說有幾站。 / Only the latest TRAIL_SHOWN stops are written; the earlier ones are counted.
+    const from = Math.max(0, path.length - TRAIL_SHOWN);
+    if (from) parts.push(LV.el("span", { class: "earlier" }, "… " + from + " " + LV.t("earlier") + " → "));
+    path.forEach((h, i) => {
+      if (i < from) return;
+      if (i > from) parts.push(LV.el("span", { class: "arrow" }, " → "));
+      parts.push(LV.el("span", { class: "stop", "data-stage": h.stage, "data-seq": h.seq }, i + 1 + " " + label(h.stage) + (h.via ? " (" + LV.t("via") + " " + h.via + ")" : "")));
+    });
+    trail.replaceChildren(...parts);
+    trail.dataset.stops = path.map((h) => h.stage).join(" ");
   }
 
   renderPanels(state) {
     // 每個 key 一列，重畫時只改變了的格子：一千個 Pod 的爆量裡，每一格畫面不必重建整張表。
     // One row per key, and a redraw only touches the cells that changed: in a burst over a thousand pods no frame
     // rebuilds the whole table.
-    this.cacheRows = this.cacheRows || new Map();
     const rows = Object.keys(state.cache)
       .sort()
       .map((key) => {
@@ -169,10 +381,11 @@ LV.Renderer = class {
     const cache = this.root.querySelector("#cache-rows");
     LV.reconcile(cache, rows.length ? rows : [(this.emptyRow = this.emptyRow || LV.el("tr", {}, null, [LV.el("td", { colspan: 5 }, LV.t("empty"))]))]);
     cache.dataset.size = rows.length;
+    this.root.querySelector("#cache-size").textContent = rows.length ? "(" + rows.length + ")" : "";
 
     const index = this.root.querySelector("#index-rows");
     const buckets = Object.keys(state.index || {}).sort();
-    index.replaceChildren(...buckets.map((app) => LV.el("li", { "data-app": app }, app + " = [" + state.index[app].join(" ") + "]")));
+    index.replaceChildren(...(buckets.length ? buckets.map((app) => LV.el("li", { "data-app": app }, app + " = [" + state.index[app].join(" ") + "]")) : [LV.el("li", { class: "none" }, LV.t("none"))]));
 
     const listeners = this.root.querySelector("#listener-rows");
     listeners.replaceChildren(
@@ -185,28 +398,23 @@ LV.Renderer = class {
           return LV.el("li", { "data-listener": name, "data-backlog": l.backlog }, null, [
             LV.el("span", { class: "name" }, name),
             svg,
-            LV.el("span", {}, l.backlog + " · " + LV.events(l.calls)),
+            LV.el("span", {}, LV.t("backlog") + " " + l.backlog + " · " + LV.calls(l.calls)),
           ]);
         }),
     );
 
     const wq = state.workqueue;
-    const waiting = state.waiting();
-    this.root.querySelector("#wq-waiting").replaceChildren(...waiting.map((k) => LV.el("li", { "data-key": k }, k)));
-    this.root.querySelector("#wq-retries").replaceChildren(
-      ...Object.entries(wq.retries).map(([k, r]) => {
-        const left = r.until === null ? "" : " · " + Math.max(0, Math.round(r.until - this.now)) + " ms";
-        return LV.el("li", { "data-key": k }, k + " · " + r.n + "/" + r.of + left);
-      }),
-    );
+    const list = (id, items) => this.root.querySelector(id).replaceChildren(...(items.length ? items : [LV.el("li", { class: "none" }, LV.t("none"))]));
+    list("#wq-waiting", state.waiting().map((k) => LV.el("li", { "data-key": k }, k + (state.tokens[k].kind === "backoff" ? " · " + LV.t("kind-backoff") : ""))));
+    list("#wq-retries", Object.entries(wq.retries).map(([k, r]) => {
+      const left = r.until === null ? "" : " · " + Math.max(0, Math.round(r.until - this.now)) + " ms";
+      return LV.el("li", { "data-key": k }, k + " · " + r.n + "/" + r.of + left);
+    }));
+    list("#wq-workers", Object.keys(wq.workers).sort().map((w) => LV.el("li", { "data-worker": w }, w + ": " + LV.t("op-" + wq.workers[w].op) + " " + wq.workers[w].key)));
+    list("#wq-dropped", Object.keys(wq.dropped).sort().map((k) => LV.el("li", { "data-key": k }, k)));
     const merged = this.root.querySelector("#wq-merged");
     merged.dataset.merged = wq.merged;
     merged.querySelector("b").textContent = wq.merged;
-    this.root.querySelector("#wq-workers").replaceChildren(
-      ...Object.keys(wq.workers)
-        .sort()
-        .map((w) => LV.el("li", { "data-worker": w }, w + ": " + wq.workers[w].what + " " + wq.workers[w].key)),
-    );
   }
 
   // renderLog 列出游標之前、符合篩選的最後 300 筆。 / renderLog lists the last 300 events before the cursor that match the filters.
@@ -215,10 +423,11 @@ LV.Renderer = class {
     const out = [];
     for (let i = cursor - 1; i >= 0 && out.length < 300; i--) {
       const e = events[i];
-      if (e.source === "metric" && this.filterStage !== "metric") continue;
-      if (this.filterKey && e.key !== this.filterKey) continue;
-      if (this.filterStage === "metric" && e.source !== "metric") continue;
-      if (this.filterStage && this.filterStage !== "metric" && LV.stageOfEvent(this.pipeline, e) !== this.filterStage) continue;
+      if (e.op === "metric" && this.filterStage !== "metric") continue;
+      if (e.quiet && e.op !== "metric" && !this.showQuiet) continue;
+      if (this.filterKey && e.key !== this.filterKey && !(e.keys || []).includes(this.filterKey)) continue;
+      if (this.filterStage === "metric" && e.op !== "metric") continue;
+      if (this.filterStage && this.filterStage !== "metric" && e.stage !== this.filterStage && e.into !== this.filterStage) continue;
       out.push(e);
     }
     out.reverse();
@@ -227,12 +436,14 @@ LV.Renderer = class {
     const before = this.logRows || new Map();
     this.logRows = new Map();
     const rows = out.map((e) => {
-      const li =
-        before.get(e.seq) ||
-        LV.el("li", { "data-seq": e.seq, "data-source": e.source || "", "data-key": e.key || "", class: e.note ? "note" : e.quiet ? "quiet" : "" }, null, [
+      let li = before.get(e.seq);
+      if (!li) {
+        const known = !e.op || LV.OPS.has(e.op);
+        li = LV.el("li", { "data-seq": e.seq, "data-stage": e.stage || "", "data-key": e.key || "", class: (e.note ? "note" : e.quiet ? "quiet" : "") + (known ? "" : " undrawn") }, null, [
           LV.el("span", { class: "seq" }, e.seq),
           LV.el("span", { class: "line" }, LV.text(e)),
         ]);
+      }
       this.logRows.set(e.seq, li);
       return li;
     });
@@ -256,33 +467,12 @@ LV.reconcile = function (parent, nodes) {
   }
 };
 
-LV.stageOfEvent = function (pipeline, e) {
-  for (const s of pipeline.stages) {
-    for (const src of s.sources || []) {
-      if (src === e.source || (src.endsWith("*") && (e.source || "").startsWith(src.slice(0, -1)))) return s.id;
-    }
-  }
-  return "";
-};
-
-// gauge 是一根水平的量表（SVG）；長度是深度，旁邊也寫著數字，顏色不是唯一的訊號。
-// gauge is a horizontal bar (SVG); its length is the depth, and the number is written beside it: colour is never the
-// only signal.
+// gauge 是一根水平的量表（SVG），拉滿整個寬度；長度是深度，旁邊也寫著數字，顏色不是唯一的訊號。
+// gauge is a horizontal bar (SVG) across the full width; its length is the depth, and the number is written beside
+// it: colour is never the only signal.
 LV.gauge = function () {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("class", "gauge");
-  svg.setAttribute("viewBox", "0 0 100 8");
-  svg.setAttribute("aria-hidden", "true");
-  const track = document.createElementNS(ns, "rect");
-  track.setAttribute("class", "track");
-  track.setAttribute("width", "100");
-  track.setAttribute("height", "8");
-  const bar = document.createElementNS(ns, "rect");
-  bar.setAttribute("class", "bar");
-  bar.setAttribute("height", "8");
-  bar.setAttribute("width", "0");
-  svg.append(track, bar);
+  const svg = LV.svg("svg", { class: "gauge", viewBox: "0 0 100 8", preserveAspectRatio: "none", "aria-hidden": "true" });
+  svg.append(LV.svg("rect", { class: "track", width: 100, height: 8 }), LV.svg("rect", { class: "bar", height: 8, width: 0 }));
   return svg;
 };
 
@@ -291,4 +481,22 @@ LV.setGauge = function (svg, value) {
   // 對數刻度：1 到 1000 都看得出差別。 / A log scale, so 1 and 1000 both show.
   const w = v <= 0 ? 0 : Math.min(100, 15 + 28 * Math.log10(v + 1));
   svg.querySelector(".bar").setAttribute("width", w.toFixed(1));
+};
+
+// LV.fit 在文字放不進它的方框時把字縮小（最多到 60 %），長的識別字就不必斷在字中間。
+// LV.fit shrinks a text that does not fit its box (down to 60 % at most), so a long identifier need not break inside
+// a word.
+LV.fit = function (node) {
+  if (!node) return;
+  node.style.fontSize = "";
+  const base = parseFloat(getComputedStyle(node).fontSize);
+  for (let f = 0.95; node.scrollWidth > node.clientWidth + 1 && f >= 0.6; f -= 0.05) node.style.fontSize = (base * f).toFixed(1) + "px";
+};
+
+// LV.hopMs 是一次標記移動的動畫長度：1× 時 450 ms，依播放速度縮放；使用者要求減少動態時是 0。
+// LV.hopMs is how long a token's hop animates: 450 ms at 1×, scaled by the playback speed; 0 when the user asked for
+// reduced motion.
+LV.hopMs = function () {
+  if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) return 0;
+  return Math.round(450 / (LV.speed || 1));
 };

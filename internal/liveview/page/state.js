@@ -1,253 +1,304 @@
 // state.js：頁面的狀態只從事件串算出來：第 n 筆時的畫面，就是把前 n 筆事件一筆一筆套用上去的結果。
+// 它只讀事件的型別化欄位（op、stage、into、from、keys、obj、cache、retry…，見 internal/show/fields.go），
+// 從不讀一行文字；它也不認得任何一個步驟：階段與邊都是步驟自己宣告的。
 // 即時與重播用的是同一段程式碼；每 256 筆存一個檢查點，拉動時間軸時從最近的檢查點往後算，所以很快。
 // The page's state comes from the event stream alone: the picture at event n is what applying the first n events,
-// one by one, gives. Live and replay run the same code; a checkpoint every 256 events makes the slider quick.
+// one by one, gives. It reads only an event's typed fields (op, stage, into, from, keys, obj, cache, retry…; see
+// internal/show/fields.go), never the text of a line, and it knows no step: stages and edges are what the step
+// declared. Live and replay run the same code; a checkpoint every 256 events makes the slider quick.
 "use strict";
 window.LV = window.LV || {};
 
-// podDesc 讀 show.Pod 的描述：phase=Running node=kwok-node-0 labels=app=demo (deleting)。
-// podDesc reads show.Pod's description: phase=Running node=kwok-node-0 labels=app=demo (deleting).
-LV.podDesc = function (detail) {
-  const m = /^phase=(\S*)(?: node=(\S+))? labels=([^\s,]+(?:,[^\s,]+)*)( \(deleting\))?/.exec(detail || "");
-  if (!m) return null;
-  return { phase: m[1], node: m[2] || "", labels: m[3], deleting: !!m[4] };
-};
-
-// applyChanges 套用 show.Changes 的描述（labels a -> b; nodeName set to N; phase A -> B; deletionTimestamp set）。
-// applyChanges applies show.Changes' description (labels a -> b; nodeName set to N; phase A -> B; deletionTimestamp set).
-LV.applyChanges = function (desc, detail) {
-  const d = Object.assign({}, desc);
-  for (const part of (detail || "").split("; ")) {
-    let m;
-    if ((m = /^labels \S+ -> (\S+)$/.exec(part))) d.labels = m[1];
-    else if ((m = /^nodeName set to (\S+)$/.exec(part))) d.node = m[1];
-    else if ((m = /^phase \S* -> (\S*)$/.exec(part))) d.phase = m[1];
-    else if (part === "deletionTimestamp set") d.deleting = true;
-  }
-  return d;
-};
-
-const DELETES = new Set(["DELETED", "Delete", "Deleted", "OnDelete"]);
+// LV.OPS 是頁面認得的每一種 op（internal/show 的 Op）。不認得的照樣列在紀錄裡，並算進「沒畫出來」。
+// LV.OPS is every op the page knows (internal/show's Op). One it does not know is still listed in the log and
+// counted as "not drawn".
+LV.OPS = new Set([
+  "request", "metric", "list", "listed", "watch", "bookmark", "rewatch", "relist", "push", "pop", "store", "process",
+  "handle", "skip", "add", "merge", "get", "sync", "write", "conflict", "fail", "drop", "done", "read", "index", "resync",
+]);
+// 這些 op 把一個 key 的標記移到事件的階段。 / These ops move a key's token to the event's stage.
+const MOVES = new Set(["list", "watch", "push", "store", "process", "handle", "read", "resync"]);
 const TOKEN_LIMIT = 200;
+const PATH_LIMIT = 64;
+
+// isKey：物件的 key 是 namespace/name；請求的路徑、metric 的名字、「1 pod」都不是。
+// isKey: an object's key is namespace/name; a request path, a metric name or "1 pod" is not.
+LV.isKey = function (k) {
+  if (typeof k !== "string" || k.includes(" ")) return false;
+  const i = k.indexOf("/");
+  return i > 0 && i === k.lastIndexOf("/") && i < k.length - 1;
+};
 
 LV.State = class {
   constructor(pipeline) {
     this.pipeline = pipeline;
+    this.byId = {};
+    for (const s of pipeline.stages) this.byId[s.id] = s;
     this.seq = 0;
     this.t = 0;
     this.applied = 0;
     this.stages = {};
-    for (const s of pipeline.stages) this.stages[s.id] = { count: 0, bookmarks: 0, depth: null, last: "" };
+    for (const s of pipeline.stages) this.stages[s.id] = { count: 0, bookmarks: 0, skips: 0, depth: null, rv: "" };
+    this.edges = {};
+    for (const e of pipeline.edges || []) this.edges[e.from + ">" + e.to] = { count: 0, conflicts: 0, last: 0 };
     this.tokens = {}; // key -> {stage, seq, kind}
-    this.paths = {}; // key -> [stage ids, in the order first visited]
+    this.lanes = {}; // lane stage id -> key -> {seq, kind, behind}
+    this.paths = {}; // key -> [{stage, seq}], in order, consecutive repeats folded
     this.cache = {}; // key -> {phase, node, labels, deleting}
-    this.replacing = null; // keys of a Replace in progress (step 02's Store)
-    this.index = null; // app value -> [keys]
-    this.listeners = {}; // name -> {calls, backlog}
-    this.workqueue = { depth: null, retries: {}, workers: {}, merged: 0 };
+    this.replacing = null; // keys of a Store.Replace in progress
+    this.index = null; // value -> [keys]
+    this.listeners = {}; // handler -> {calls, backlog}
+    this.workqueue = { retries: {}, workers: {}, merged: 0, dropped: {} };
     this.metrics = {};
-    this.rv = "";
-    this.note = "";
-  }
-
-  // stageOf 回傳點亮這個來源的階段；結尾的 * 是前置字串。 / stageOf returns the stage a source lights up; a trailing * is a prefix.
-  stageOf(source) {
-    for (const s of this.pipeline.stages) {
-      for (const src of s.sources || []) {
-        if (src === source || (src.endsWith("*") && source.startsWith(src.slice(0, -1)))) return s.id;
-      }
-    }
-    return "";
+    this.requests = []; // the last few requests
+    this.note = ""; // the latest narration line
+    this.noteSeq = 0;
+    this.undrawn = 0; // events with an op this page does not know
   }
 
   apply(e) {
     this.seq = e.seq;
     this.t = e.t;
     this.applied++;
-    if (e.note) return this.applyNote(e.detail);
-    if (e.source === "metric") return this.applyMetric(e);
-    const stage = this.stageOf(e.source);
+    if (e.note) {
+      this.note = e.detail || "";
+      this.noteSeq = e.seq;
+    }
+    const op = e.op || "";
+    if (op && !LV.OPS.has(op)) {
+      this.undrawn++;
+      return;
+    }
+    if (op === "metric") return this.applyMetric(e);
+    const stage = e.stage && this.stages[e.stage] ? e.stage : "";
     if (stage) {
       const st = this.stages[stage];
-      st.count++;
-      if (e.what === "Bookmark") st.bookmarks++;
-      st.last = e.what;
+      // Get 與 Done 是 worker 的簿記：標記的移動畫出它們，方框不把它們算成事件。
+      // Get and Done are a worker's bookkeeping: the token's moves show them, and the box does not count them as events.
+      if (op !== "get" && op !== "done") st.count++;
+      if (op === "bookmark") st.bookmarks++;
+      if (op === "skip") st.skips++;
+      const rv = e.rv || (e.obj && e.obj.rv);
+      if (rv) st.rv = rv;
     }
-    const rv = /resourceVersion=(\d+)/.exec(e.detail || "");
-    if (rv) this.rv = rv[1];
-    if (e.source === "request") return;
-    this.applyObject(e, stage);
-    this.applyQueued(e, stage);
-    this.applyListener(e);
-    this.applyWorker(e);
-  }
-
-  applyNote(text) {
-    this.note = text;
-    let m;
-    if ((m = /resourceVersion=(\d+)/.exec(text))) this.rv = m[1];
-    if ((m = /^index byApp: (.*)$/.exec(text))) {
-      this.index = {};
-      if (m[1] !== "(empty)") {
-        for (const [, app, keys] of m[1].matchAll(/(\S+)=\[([^\]]*)\]/g)) this.index[app] = keys.split(" ").filter(Boolean);
+    if (op === "request") {
+      this.requests.push({ seq: e.seq, req: e.req || {} });
+      if (this.requests.length > 4) this.requests.shift();
+      return;
+    }
+    // 一次 bookmark 只是新的 resourceVersion：不算進邊，因為 API server 照自己的時間表送它。
+    // A bookmark is only a newer resourceVersion: edges leave it out, since the API server sends it on its own timer.
+    if (op !== "bookmark") {
+      if (e.from && stage) this.touchEdge(e.from, stage, op);
+      // 寫到別的階段（沒有帶著 key 移動）：那條邊與那個階段各算一次；帶著 key 的，在標記移過去時算。
+      // A write to another stage (moving no key): that edge and that stage count once; one carrying keys counts as
+      // the tokens move.
+      if (e.into && stage && e.into !== stage && this.stages[e.into]) {
+        this.stages[e.into].count++;
+        if (!(e.keys && e.keys.length)) this.touchEdge(stage, e.into, op);
       }
     }
-    if (/^Replace carried resourceVersion=/.test(text)) {
-      // 一次空的 Replace 沒有印出任何一行：快取裡就什麼都不留。 / An empty Replace printed no line at all: nothing stays.
-      const kept = this.replacing || new Set();
-      for (const k of Object.keys(this.cache)) if (!kept.has(k)) delete this.cache[k];
-      this.replacing = null;
-    }
-    if ((m = /^Lister\(\)\.Pods\("[^"]*"\)\.Get\("([^"]+)"\): (.*)$/.exec(text))) {
-      const desc = LV.podDesc(m[2]);
-      const key = Object.keys(this.cache).find((k) => k.endsWith("/" + m[1]));
-      if (desc && key) this.cache[key] = desc;
-      this.lightStage("lister");
-    }
-    if ((m = /^(\S+) is already queued/.exec(text))) this.workqueue.merged++;
-    if (/^fifo: ReplacedAll/.test(text)) delete this.tokens["ReplacedAll"];
+    this.applyCache(e);
+    if (e.index) this.index = e.index;
+    this.applyListener(e, stage);
+    this.applyTokens(e, op, stage);
+  }
+
+  touchEdge(from, to, op) {
+    const edge = this.edges[from + ">" + to];
+    if (!edge) return;
+    edge.count++;
+    edge.last = this.seq;
+    if (op === "conflict") edge.conflicts++;
   }
 
   applyMetric(e) {
-    const value = Number(e.detail);
+    const value = typeof e.value === "number" ? e.value : 0;
     this.metrics[e.what + "/" + e.key] = value;
     for (const s of this.pipeline.stages) {
-      // depthOf 指定 metric 屬於哪個資源（步驟 06 有兩個 informer）。 / depthOf names the metric's resource (step 06 has two informers).
-      if (s.depth && s.depth === e.what && (!s.depthOf || e.key.endsWith("/" + s.depthOf))) this.stages[s.id].depth = value;
-    }
-    if (e.what === "workqueue_depth") this.workqueue.depth = value;
-  }
-
-  lightStage(id) {
-    if (this.stages[id]) this.stages[id].count++;
-  }
-
-  moveToken(key, stage, kind) {
-    if (!key || !stage || this.pipeline.stages.find((s) => s.id === stage).opaque) return;
-    this.tokens[key] = { stage: stage, seq: this.seq, kind: kind || "pod" };
-    const path = (this.paths[key] = this.paths[key] || []);
-    if (!path.includes(stage)) path.push(stage);
-    const keys = Object.keys(this.tokens);
-    if (keys.length > TOKEN_LIMIT) delete this.tokens[keys[0]];
-  }
-
-  applyObject(e, stage) {
-    const isKey = e.key && e.key.includes("/");
-    if (!isKey) {
-      // 一次 List 是一個 ReplacedAll，帶著整份清單：畫成一個方塊，處理時才展開成每個物件。
-      // A list is one ReplacedAll carrying the whole list: drawn as one block that fans out when processed.
-      if (e.what === "Replace" && /ReplacedAll/.test(e.detail)) this.moveToken("ReplacedAll", stage, "block");
-      return;
-    }
-    const gone = DELETES.has(e.what) || /gone from the cache|not in the lister|not in the new list/.test(e.detail);
-    // 處理函式一定會把 key 放進 workqueue：有 workqueue 的步驟，標記就停在那裡，等 worker 取走。
-    // The handler always queues the key: in a step with a workqueue, the token waits there for a worker.
-    const at = stage === "process" && this.stages.workqueue ? "workqueue" : stage;
-    if (at !== stage) {
-      const path = (this.paths[e.key] = this.paths[e.key] || []);
-      if (!path.includes(stage)) path.push(stage);
-      this.stages[at].count++;
-    }
-    this.moveToken(e.key, at, e.what === "FAILED" ? "failed" : gone ? "gone" : "pod");
-    if (e.source === "store" && e.what === "Replace") {
-      this.replacing = this.replacing || new Set();
-      this.replacing.add(e.key);
-    }
-    // 幾個處理函式看著同一個快取時（步驟 05），只有第一個（跟得上的那個）代表快取：慢的處理函式晚到的 OnAdd
-    // 說的是它自己的積壓，不是快取現在的內容，不能讓一個已刪除的 Pod 回到畫面上。
-    // When several handlers watch one cache (step 05), only the first (the one that keeps up) stands for the cache:
-    // a slow handler's late OnAdd tells of its own backlog, not of what the cache holds now, and must not bring a
-    // deleted pod back.
-    if (stage === "listeners" && e.source !== this.pipeline.stages.find((s) => s.id === stage).sources[0]) return;
-    if (gone) {
-      delete this.cache[e.key];
-      return;
-    }
-    const desc = LV.podDesc(e.detail);
-    if (desc) {
-      this.cache[e.key] = desc;
-    } else if (e.what === "OnUpdate" && this.cache[e.key]) {
-      this.cache[e.key] = LV.applyChanges(this.cache[e.key], e.detail);
-    } else if (/indexer\.(Add|Update)|new to the cache|already in the cache/.test(e.detail) && !this.cache[e.key]) {
-      this.cache[e.key] = { phase: "?", node: "", labels: "?", deleting: false };
+      // depthOf 指定 metric 屬於哪個資源（一個步驟有兩個 informer 時）。 / depthOf names the metric's resource (a step with two informers).
+      if (s.depth && s.depth === e.what && (!s.depthOf || (e.key || "").endsWith("/" + s.depthOf))) this.stages[s.id].depth = value;
     }
   }
 
-  // applyQueued：處理函式說出它放進 workqueue 的 key 時（步驟 06 的 ": queued" 與 ": queued tally a, b"，
-  // 步驟 07 的 predicate 放行時的 ": reconcile"），每個 key 的標記就移到 workqueue，路徑記下它是從哪個階段來的。
-  // applyQueued: when a handler names the keys it put into the workqueue (step 06's ": queued" and ": queued tally
-  // a, b", step 07's ": reconcile" when a predicate lets an event through), each key's token moves to the workqueue,
-  // and its path records the stage it came from.
-  applyQueued(e, stage) {
-    if (!this.stages.workqueue || !e.key) return;
-    const m = /: (?:queued|reconcile)(?: tally (.+?))?(?: \(initial list\))?$/.exec(e.detail || "");
-    if (!m) return;
-    const ns = e.key.split("/")[0];
-    const keys = m[1] ? m[1].split(", ").map((name) => ns + "/" + name) : [e.key];
-    for (const key of keys) {
-      const path = (this.paths[key] = this.paths[key] || []);
-      if (stage && !path.includes(stage)) path.push(stage);
-      this.stages.workqueue.count++;
-      this.moveToken(key, "workqueue");
+  applyCache(e) {
+    const key = e.key;
+    switch (e.cache) {
+      case "set":
+        if (LV.isKey(key)) this.cache[key] = LV.shown(e.obj);
+        break;
+      case "delete":
+        delete this.cache[key];
+        break;
+      case "replace":
+        if (LV.isKey(key)) this.cache[key] = LV.shown(e.obj);
+        (this.replacing = this.replacing || new Set()).add(key);
+        break;
+      case "replaced": {
+        // 一次 Replace 結束：沒在清單裡的離開快取（空的清單沒有任何一行，就是什麼都不留）。
+        // A Replace ended: what was not in its list leaves the cache (an empty list printed no line: nothing stays).
+        const kept = this.replacing || new Set();
+        for (const k of Object.keys(this.cache)) if (!kept.has(k)) delete this.cache[k];
+        this.replacing = null;
+        break;
+      }
     }
   }
 
-  applyListener(e) {
-    if (!this.pipeline.panels || !this.pipeline.panels.includes("listeners")) return;
-    if (this.stageOf(e.source) !== "listeners") return;
+  applyListener(e, stage) {
+    if (!stage || !this.byId[stage].lane || (e.op !== "handle" && e.op !== "skip")) return;
     const l = (this.listeners[e.source] = this.listeners[e.source] || { calls: 0, backlog: 0 });
     l.calls++;
-    const m = /\[(\d+) behind printer\]/.exec(e.detail);
-    l.backlog = m ? Number(m[1]) : 0;
+    l.backlog = typeof e.behind === "number" ? e.behind : 0;
   }
 
-  applyWorker(e) {
-    if (!/^worker\d+$/.test(e.source)) return;
+  // applyTokens 決定每個 key 的標記現在在哪裡：標記只畫步驟真的看到的位置。
+  // applyTokens decides where each key's token is now: a token only sits where the step really saw the key.
+  applyTokens(e, op, stage) {
     const wq = this.workqueue;
-    wq.workers[e.source] = { key: e.key, what: e.what, seq: this.seq };
-    let m;
-    if (e.what === "FAILED" && (m = /retry (\d+)\/(\d+)(?: in (\S+))?/.exec(e.detail))) {
-      wq.retries[e.key] = { n: Number(m[1]), of: Number(m[2]), until: m[3] ? this.t + LV.durationMs(m[3]) : null };
-    } else {
-      delete wq.retries[e.key];
+    if (e.keys && e.keys.length) {
+      for (const key of e.keys) {
+        if (!LV.isKey(key)) continue;
+        if (e.into && this.stages[e.into]) {
+          // 放進佇列：從這個階段，沿著邊，到 into。 / Queued: from this stage, along the edge, into into.
+          this.hop(key, stage, key !== e.key ? e.key : "");
+          this.place(key, e.into, op === "merge" ? "merged" : "waiting");
+          delete wq.dropped[key];
+          if (op === "merge") wq.merged++;
+        } else if (stage) {
+          this.place(key, stage, "object");
+        }
+      }
+      return;
+    }
+    const key = e.key;
+    if (!LV.isKey(key)) return;
+    const worker = stage && e.source ? e.source : "";
+    if (stage && this.byId[stage].lane) {
+      const lane = (this.lanes[stage] = this.lanes[stage] || {});
+      const behind = typeof e.behind === "number" ? e.behind : 0;
+      lane[key] = { seq: this.seq, kind: e.obj && e.obj.gone ? "gone" : behind > 0 ? "old" : "object", behind: behind };
+      this.hop(key, stage);
+      return;
+    }
+    switch (op) {
+      case "get":
+        delete wq.retries[key];
+        this.place(key, stage, "working");
+        wq.workers[worker] = { key: key, op: op };
+        return;
+      case "sync":
+      case "write":
+      case "conflict":
+        if (worker) wq.workers[worker] = { key: key, op: op };
+        if (!this.tokens[key] || this.tokens[key].stage !== stage) this.place(key, stage, "working");
+        return;
+      case "fail": {
+        const r = e.retry || {};
+        wq.retries[key] = { n: r.n || 0, of: r.of || 0, until: r.delayMs ? this.t + r.delayMs : null, back: this.queueOf(key) };
+        if (worker) wq.workers[worker] = { key: key, op: op };
+        this.place(key, stage, "failed");
+        return;
+      }
+      case "drop":
+        delete wq.retries[key];
+        wq.dropped[key] = this.seq;
+        if (worker) wq.workers[worker] = { key: key, op: op };
+        this.place(key, stage, "dropped");
+        return;
+      case "done": {
+        // Done 之後：等著重試的 key 回到它排隊的地方等退避；丟掉的留在原地標成丟掉；其餘的離開。
+        // After Done: a key waiting for its retry goes back where it queued, to wait out its backoff; a dropped one
+        // stays, marked dropped; any other leaves.
+        const retry = wq.retries[key];
+        if (retry && retry.back) this.place(key, retry.back, "backoff");
+        else if (!wq.dropped[key] && this.tokens[key] && this.tokens[key].stage === stage) this.leave(key);
+        return;
+      }
+      case "skip":
+        if (stage && !this.byId[stage].opaque) this.place(key, stage, "skipped");
+        return;
+    }
+    if (MOVES.has(op) && stage && !this.byId[stage].opaque) {
+      this.place(key, stage, e.obj && e.obj.gone ? "gone" : "object");
     }
   }
 
-  // waiting 是已經交給處理函式、還沒有 worker 同步過的 key：處理函式一定會把它放進 workqueue。
-  // waiting lists the keys handed to a handler and not synced by a worker since: the handler always queues them.
+  // queueOf 是這個 key 最後一次被放進去的階段（重試時回到那裡）。 / queueOf is the stage the key last went into (a retry goes back there).
+  queueOf(key) {
+    const path = this.paths[key] || [];
+    for (let i = path.length - 1; i >= 0; i--) if (path[i].queued) return path[i].stage;
+    return "";
+  }
+
+  // hop 把一站記進 key 的路徑（via 是讓它進來的另一個 key，例如 tally 因為哪個 Pod 被放進佇列），
+  // 並替沿途宣告過的邊算一次。
+  // hop records a stop on the key's path (via is the other key that brought it there, such as the pod that got a
+  // tally queued), and counts the declared edge it travelled along.
+  hop(key, stage, via) {
+    if (!stage) return;
+    const path = (this.paths[key] = this.paths[key] || []);
+    const last = path[path.length - 1];
+    if (last && last.stage === stage) return;
+    if (last) this.touchEdge(last.stage, stage, "hop");
+    const stop = { stage: stage, seq: this.seq };
+    if (via) stop.via = via;
+    path.push(stop);
+    if (path.length > PATH_LIMIT) path.shift();
+  }
+
+  place(key, stage, kind) {
+    if (!stage || !this.byId[stage] || this.byId[stage].opaque) return;
+    this.hop(key, stage);
+    if (kind === "waiting" || kind === "merged") this.paths[key][this.paths[key].length - 1].queued = true;
+    if (!this.tokens[key] && Object.keys(this.tokens).length >= TOKEN_LIMIT) {
+      // 太多時丟掉最久沒動的那一個。 / Too many: the one unmoved the longest goes.
+      let oldest = "";
+      for (const [k, t] of Object.entries(this.tokens)) if (!oldest || t.seq < this.tokens[oldest].seq) oldest = k;
+      delete this.tokens[oldest];
+    }
+    this.tokens[key] = { stage: stage, seq: this.seq, kind: kind };
+  }
+
+  leave(key) {
+    delete this.tokens[key];
+  }
+
+  // waiting 是在佇列裡等著的 key（包括等退避結束的）。 / waiting lists the keys waiting in a queue (those waiting out a backoff too).
   waiting() {
     const out = [];
     for (const [key, tok] of Object.entries(this.tokens)) {
-      if (tok.stage === "workqueue") out.push(key);
+      if (tok.kind === "waiting" || tok.kind === "merged" || tok.kind === "backoff") out.push(key);
     }
     return out.sort();
   }
 
   clone() {
     const c = new LV.State(this.pipeline);
-    const copy = JSON.parse(JSON.stringify(this, (k, v) => (k === "pipeline" ? undefined : v instanceof Set ? { __set: [...v] } : v)));
+    const copy = JSON.parse(JSON.stringify(this, (k, v) => (k === "pipeline" || k === "byId" ? undefined : v instanceof Set ? { __set: [...v] } : v)));
     Object.assign(c, copy);
     if (copy.replacing && copy.replacing.__set) c.replacing = new Set(copy.replacing.__set);
     c.pipeline = this.pipeline;
+    c.byId = this.byId;
     return c;
   }
 };
 
-// LV.durationMs 讀 Go 的 time.Duration 字串（5ms、1.5s、2m0s、16m40s）。 / LV.durationMs reads a Go time.Duration string.
-LV.durationMs = function (s) {
-  let ms = 0;
-  for (const [, n, unit] of s.matchAll(/([\d.]+)(ns|µs|us|ms|s|m|h)/g)) {
-    ms += Number(n) * { ns: 1e-6, "µs": 1e-3, us: 1e-3, ms: 1, s: 1000, m: 60000, h: 3600000 }[unit];
-  }
-  return ms;
+// LV.shown 是快取表格裡的一列：物件的樣子，不含會一直變的 resourceVersion。
+// LV.shown is a row of the cache table: the object as it is, without the resourceVersion that keeps changing.
+LV.shown = function (obj) {
+  const o = obj || {};
+  return { phase: o.phase || "", node: o.node || "", labels: o.labels || "", deleting: !!o.deleting };
 };
 
-// LV.Timeline 存著每一筆事件，算出任一時刻的狀態。最多留 50000 筆：再多就丟掉最舊的十分之一，頁面會說。
-// LV.Timeline keeps every event and computes the state at any moment. It keeps 50000 at most: past that the oldest
-// tenth goes, and the page says so.
+// LV.Timeline 存著每一筆事件，算出任一時刻的狀態。即時的頁面最多留 max 筆：再多就丟掉最舊的十分之一，頁面會說；
+// 錄製檔（max 為 0）一筆都不丟。
+// LV.Timeline keeps every event and computes the state at any moment. A live page keeps max at most: past that the
+// oldest tenth goes, and the page says so; a recording (max 0) drops nothing.
 LV.Timeline = class {
-  constructor(pipeline) {
+  constructor(pipeline, max) {
     this.pipeline = pipeline;
+    this.max = max === undefined ? LV.MAX_EVENTS : max;
     this.events = [];
     this.checkpoints = [new LV.State(pipeline)];
     this.latest = new LV.State(pipeline);
@@ -256,7 +307,7 @@ LV.Timeline = class {
 
   add(e) {
     if (this.events.length && e.seq <= this.events[this.events.length - 1].seq) return false;
-    if (this.events.length >= LV.MAX_EVENTS) this.dropOldest();
+    if (this.max && this.events.length >= this.max) this.dropOldest();
     this.events.push(e);
     this.latest.apply(e);
     if (this.events.length % LV.CHECKPOINT_EVERY === 0) this.checkpoints.push(this.latest.clone());
@@ -264,7 +315,7 @@ LV.Timeline = class {
   }
 
   dropOldest() {
-    const cut = Math.floor(LV.MAX_EVENTS / 10);
+    const cut = Math.floor(this.max / 10);
     const base = this.stateAt(cut);
     this.events = this.events.slice(cut);
     this.droppedBefore = this.events[0].seq;
@@ -297,22 +348,42 @@ LV.text = function (e) {
   return (pad(e.source, 8) + " " + pad(e.what, 9) + " " + pad(e.key, 24) + " " + (e.detail || "")).replace(/\s+$/, "");
 };
 
-// LV.summary 把一個狀態寫成幾行可以比對的文字：每個階段的事件數、快取、索引、積壓、workqueue。
-// 即時的頁面與重播同一份錄製檔，最後的 summary 必須相同。事件數不算 bookmark：API server 照自己的時間表送它，
-// 同一個情境跑兩次，bookmark 的數目可能不同。
-// LV.summary writes a state as comparable lines: each stage's event count, the cache, the index, the backlogs, the
-// workqueue. A live page and a replay of its recording must end with the same summary. The counts leave bookmarks
-// out: the API server sends them on its own timer, so two runs of one scene may differ in them.
+// LV.summary 把一個狀態寫成幾行可以比對的文字：每個階段的事件數與深度、每條邊、快取、索引、積壓、每個標記在哪裡、
+// workqueue。即時的頁面與重播同一份錄製檔，最後的 summary 必須相同。事件數不算 bookmark：API server 照自己的
+// 時間表送它，同一個情境跑兩次，bookmark 的數目可能不同。
+// LV.summary writes a state as comparable lines: each stage's event count and depth, each edge, the cache, the
+// index, the backlogs, where each token is, the workqueue. A live page and a replay of its recording must end with
+// the same summary. The counts leave bookmarks out: the API server sends them on its own timer, so two runs of one
+// scene may differ in them.
 LV.summary = function (state) {
   const out = [];
-  for (const s of state.pipeline.stages) out.push("stage " + s.id + " " + (state.stages[s.id].count - state.stages[s.id].bookmarks));
+  for (const s of state.pipeline.stages) {
+    const st = state.stages[s.id];
+    let line = "stage " + s.id + " " + (st.count - st.bookmarks);
+    if (st.skips) line += " skipped=" + st.skips;
+    if (s.depth) line += " depth=" + (st.depth === null ? "-" : st.depth);
+    out.push(line);
+  }
+  for (const e of state.pipeline.edges || []) {
+    const edge = state.edges[e.from + ">" + e.to];
+    if (edge.count) out.push("edge " + e.from + ">" + e.to + " " + edge.count + (edge.conflicts ? " conflicts=" + edge.conflicts : ""));
+  }
   for (const k of Object.keys(state.cache).sort()) {
     const d = state.cache[k];
     out.push("cache " + k + " phase=" + d.phase + " node=" + d.node + " labels=" + d.labels + (d.deleting ? " (deleting)" : ""));
   }
   for (const app of Object.keys(state.index || {}).sort()) out.push("index " + app + "=[" + state.index[app].join(" ") + "]");
   for (const name of Object.keys(state.listeners).sort()) out.push("listener " + name + " calls=" + state.listeners[name].calls + " backlog=" + state.listeners[name].backlog);
+  for (const k of Object.keys(state.tokens).sort()) out.push("token " + k + " " + state.tokens[k].stage + " " + state.tokens[k].kind);
+  for (const lane of Object.keys(state.lanes).sort()) {
+    for (const k of Object.keys(state.lanes[lane]).sort()) out.push("lane " + lane + " " + k + " " + state.lanes[lane][k].kind);
+  }
   out.push("waiting [" + state.waiting().join(" ") + "]");
+  const retries = Object.keys(state.workqueue.retries).sort();
+  if (retries.length) out.push("retries [" + retries.join(" ") + "]");
+  const dropped = Object.keys(state.workqueue.dropped).sort();
+  if (dropped.length) out.push("dropped [" + dropped.join(" ") + "]");
   if (state.workqueue.merged) out.push("merged " + state.workqueue.merged);
+  if (state.undrawn) out.push("not drawn " + state.undrawn);
   return out.join("\n") + "\n";
 };

@@ -1,0 +1,55 @@
+package main
+
+import "github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
+
+// page 是這一步在即時頁面（--ui）上的樣子，跟步驟 06 的同形：manager 的快取裡兩個並排的 informer，
+// 把 Request 放進控制器的佇列，Reconcile 讀快取、把 status 寫回 API server。佇列沒有深度：
+// controller-runtime 預設的 priority queue 直接回報給 controller-runtime 自己的 metrics，
+// 不管 client-go 手上是哪個 provider，頁面的 metrics 拿不到它，所以頁面也不畫。
+//
+// page is this step on the live page (--ui), the same shape as step 06's:
+// two informers side by side in the manager's cache put Requests into the
+// controller's queue, and Reconcile reads the cache and writes status back
+// to the API server. The queue has no depth: controller-runtime's default
+// priority queue reports to controller-runtime's own metrics directly,
+// whatever provider client-go holds, so the page's metrics never see it, and
+// the page draws none.
+func page(options) liveview.Pipeline {
+	tallies := liveview.Stage{
+		ID:      "tallies",
+		Label:   liveview.Text{En: "PodTally informer", Zh: "PodTally informer"},
+		Caption: liveview.Text{En: "the manager's cache: a shared informer for PodTally; For with GenerationChangedPredicate", Zh: "manager 的快取：PodTally 的共享 informer；For 加上 GenerationChangedPredicate"},
+		Sources: []string{"tallies"},
+		Rank:    1,
+		Opaque:  true,
+	}
+	pods := liveview.Stage{
+		ID:      "pods",
+		Label:   liveview.Text{En: "Pod metadata informer", Zh: "Pod 的 metadata informer"},
+		Caption: liveview.Text{En: "the manager's cache: pods, metadata only (builder.OnlyMetadata); a map function finds the tallies", Zh: "manager 的快取：只看 metadata 的 Pod（builder.OnlyMetadata）；map 函式找出 tally"},
+		Sources: []string{"pods"},
+		Rank:    1,
+		Row:     1,
+		Opaque:  true,
+	}
+	queue := liveview.Workqueue(2, false)
+	queue.Caption = liveview.Text{En: "the controller's priority queue: no depth shown (it reports to controller-runtime's own metrics)", Zh: "控制器的 priority queue：這裡不畫深度（它回報給 controller-runtime 自己的 metrics）"}
+	reconcile := liveview.Stage{
+		ID:      "workers",
+		Label:   liveview.Text{En: "Reconcile", Zh: "Reconcile"},
+		Caption: liveview.Text{En: "MaxConcurrentReconciles goroutines calling TallyReconciler.Reconcile", Zh: "MaxConcurrentReconciles 個 goroutine 呼叫 TallyReconciler.Reconcile"},
+		Sources: []string{"podtally"},
+		Rank:    3,
+	}
+	return liveview.Pipeline{
+		Step:    "step07-controller-runtime",
+		Title:   liveview.Text{En: "Step 07: the same controller in controller-runtime", Zh: "步驟 07：同一個控制器，用 controller-runtime 寫"},
+		Chapter: liveview.Chapter("07-controller-runtime"),
+		Stages:  []liveview.Stage{liveview.APIServer(), tallies, pods, queue, reconcile},
+		Edges: append(append(liveview.Flows("api", "tallies", "workqueue", "workers"), liveview.Flows("api", "pods", "workqueue")...),
+			liveview.Edge{From: "pods", To: "workers", Kind: liveview.Read, Label: liveview.Text{En: "count pods", Zh: "數 Pod"}},
+			liveview.Edge{From: "workers", To: "api", Kind: liveview.Write, Label: liveview.Text{En: "Status().Update", Zh: "Status().Update"}},
+		),
+		Panels: []string{"workqueue"},
+	}
+}
