@@ -224,3 +224,29 @@ func (b *Browser) Errors() []string {
 	}
 	return out
 }
+
+// Viewport 把頁面的可視範圍設成 width×height（CSS 像素），像換了一個螢幕：投影機的 1024×768、部落格的欄寬。
+//
+// Viewport sets the page's viewport to width×height (CSS pixels), as if on
+// another screen: a projector's 1024×768, a blog's column.
+func (b *Browser) Viewport(t testing.TB, width, height int) {
+	t.Helper()
+	if _, err := chromedp.Run(b.ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		t.Fatalf("viewport %dx%d: %v", width, height, err)
+	}
+}
+
+// ScreenshotViewport 只截下可視範圍（投影機上看得到的那一塊），存成 PNG。
+//
+// ScreenshotViewport captures only the viewport (what a projector shows) as
+// a PNG file.
+func (b *Browser) ScreenshotViewport(t testing.TB, path string) {
+	t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -18,7 +18,7 @@ var (
 	styleTag  = `<link rel="stylesheet" href="static/style.css">`
 )
 
-// Export 寫出一個獨立的 HTML 檔：頁面的樣式與腳本都在檔案裡，錄製檔（與它的導覽，有的話）內嵌在 JSON 區塊，
+// Export 寫出一個獨立的 HTML 檔：頁面的樣式與腳本都在檔案裡，錄製檔（與它的解說，有的話）內嵌在 JSON 區塊，
 // 從磁碟直接開啟、不連網路就能重播。Content-Security-Policy 只允許這兩段內嵌的程式碼（依它們的雜湊）：
 // 檔案要原封不動地放上網站（例如放進 iframe），會改寫內嵌腳本的網站系統會讓它失效。
 //

@@ -289,7 +289,7 @@ func TestServerGuards(t *testing.T) {
 }
 
 // 情境：遠端的 lab（--ui=0.0.0.0:PORT）。伺服器接聽所有位址，印出的網址帶著 token；不帶 token 的請求，
-// 不論讀什麼（頁面、腳本、事件、metrics、管線、導覽），從 127.0.0.1 或 127.0.0.2 來，都只得到 403；
+// 不論讀什麼（頁面、腳本、事件、metrics、管線、解說），從 127.0.0.1 或 127.0.0.2 來，都只得到 403；
 // 帶著 token 的都拿得到，頁面自己的檔案也帶著它；場景按鈕也要它。測試只用 loopback 的位址，從不用機器自己的網路位址。
 //
 // The story: a remote lab (--ui=0.0.0.0:PORT). The server listens on every
@@ -608,14 +608,14 @@ func recording(tb testing.TB, path string) ([]byte, liveview.Recording) {
 // serve serves the page on a free loopback port with events as its history;
 // with ended the Hub is already closed (as in a replay), and with nil
 // actions there are no scene buttons. The server closes when the test ends.
-func serve(tb testing.TB, p liveview.Pipeline, events []show.Event, ended bool, actions liveview.Actions) (*liveview.Hub, *liveview.Server) {
+func serve(tb testing.TB, p liveview.Pipeline, events []show.Event, ended bool, actions liveview.Actions, opts ...liveview.Option) (*liveview.Hub, *liveview.Server) {
 	tb.Helper()
 	hub := liveview.NewHub()
 	hub.Load(events)
 	if ended {
 		hub.Close()
 	}
-	srv, err := liveview.Serve("", hub, p, actions)
+	srv, err := liveview.Serve("", hub, p, actions, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -834,5 +834,41 @@ func TestPageShowsEventStringsAsText(t *testing.T) {
 	}
 	if errs := b.Errors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// 情境：每一份錄製檔旁邊都有一份解說，而且它對得上錄製檔：每一站的事件存在、op 與 key 相符，兩種語言都有，
+// 每個問題的答案就是錄製檔接下來真的發生的；每份解說恰好有一站是文件的截圖（poster）。
+//
+// The story: beside every recording there is a tour, and it matches the
+// recording: every stop's event exists with that op and key, both languages
+// are there, and each question's answer is what the recording then really
+// shows; each tour has exactly one stop that is the docs' screenshot (the
+// poster).
+func TestTours(t *testing.T) {
+	for _, path := range recordings(t) {
+		t.Run(strings.TrimPrefix(path, root+"/"), func(t *testing.T) {
+			_, rec := recording(t, path)
+			data, err := os.ReadFile(liveview.TourPath(path))
+			if err != nil {
+				t.Fatalf("every committed recording needs a tour: %v", err)
+			}
+			tour, err := liveview.ReadTour(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tour.Check(rec.Events); err != nil {
+				t.Error(err)
+			}
+			posters := 0
+			for _, s := range tour.Stops {
+				if s.Poster {
+					posters++
+				}
+			}
+			if posters != 1 {
+				t.Errorf("%d stops are the poster; want exactly one", posters)
+			}
+		})
 	}
 }

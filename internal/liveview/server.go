@@ -49,7 +49,7 @@ type Server struct {
 // Option 調整 Serve。 / Option adjusts Serve.
 type Option func(*Server)
 
-// WithTour 讓頁面有一份導覽（錄製檔旁邊的 *.tour.json）。 / WithTour gives the page a tour (the *.tour.json beside a recording).
+// WithTour 讓頁面有一份解說（錄製檔旁邊的 *.tour.json）。 / WithTour gives the page a tour (the *.tour.json beside a recording).
 func WithTour(tour []byte) Option { return func(s *Server) { s.tour = tour } }
 
 // Serve 在 addr 上開始提供頁面（空字串或 "true" 表示 127.0.0.1 上一個空閒的埠）。loopback 的位址只給這台機器用，
@@ -133,7 +133,7 @@ func (s *Server) routes() http.Handler {
 		_ = json.NewEncoder(w).Encode(s.pipeline)
 	})
 	mux.HandleFunc("GET /tour.json", func(w http.ResponseWriter, _ *http.Request) {
-		// 沒有導覽時是 null（不是 404：瀏覽器會把 404 當成主控台的錯誤）。 / Without a tour it is null (not 404, which browsers log as a console error).
+		// 沒有解說時是 null（不是 404：瀏覽器會把 404 當成主控台的錯誤）。 / Without a tour it is null (not 404, which browsers log as a console error).
 		w.Header().Set("Content-Type", "application/json")
 		if s.tour == nil {
 			_, _ = io.WriteString(w, "null\n")

@@ -11,8 +11,8 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 )
 
-// 導覽是資料，不是程式：錄製檔旁邊的 <name>.tour.json，依序列出頁面要停下來的地方。每一站用 seq 指向錄製檔裡的
-// 一筆事件，並寫明那筆事件的 op 與 key：重新錄製讓 seq 位移時，導覽的測試會失敗，而不是默默指到別的地方。
+// 解說是資料，不是程式：錄製檔旁邊的 <name>.tour.json，依序列出頁面要停下來的地方。每一站用 seq 指向錄製檔裡的
+// 一筆事件，並寫明那筆事件的 op 與 key：重新錄製讓 seq 位移時，解說的測試會失敗，而不是默默指到別的地方。
 // 有的站先問一個問題（「接下來會看到幾次同步？」），答案可以驗算：從這一站到 Through 之間，符合 Count 的事件
 // 數必須是 Value。
 // A tour is data, not code: <name>.tour.json beside the recording lists,
@@ -23,12 +23,12 @@ import (
 // will you see next?") whose answer can be checked: the events matching
 // Count from this stop through Through must number Value.
 
-// Tour 是一份導覽。 / Tour is a tour.
+// Tour 是一份解說。 / Tour is a tour.
 type Tour struct {
 	Stops []Stop `json:"stops"`
 }
 
-// Stop 是導覽的一站。Poster 標出文件截圖與海報圖用的那一刻，Select 是那時選取的 key。
+// Stop 是解說的一站。Poster 標出文件截圖與海報圖用的那一刻，Select 是那時選取的 key。
 //
 // Stop is one stop of a tour. Poster marks the moment the docs' screenshot
 // and poster image show, with Select the key selected then.
@@ -55,17 +55,19 @@ type Question struct {
 	Value  int    `json:"value"`
 }
 
-// Count 數這一站之後、到 seq Through 為止（包含），op 是 Op 而且 key 是 Key 的事件。
+// Count 數這一站之後、到 seq Through 為止（包含），op 是 Op、key 是 Key 的事件；Stage 不是空字串時，只數那個階段的。
 //
 // Count counts the events after the stop through seq Through (inclusive)
-// whose op is Op and whose key is Key.
+// whose op is Op and whose key is Key; with a Stage, only those at that
+// stage.
 type Count struct {
 	Op      string `json:"op"`
 	Key     string `json:"key"`
+	Stage   string `json:"stage,omitempty"`
 	Through uint64 `json:"through"`
 }
 
-// ReadTour 讀一份導覽。 / ReadTour reads a tour.
+// ReadTour 讀一份解說。 / ReadTour reads a tour.
 func ReadTour(data []byte) (Tour, error) {
 	var t Tour
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -76,7 +78,7 @@ func ReadTour(data []byte) (Tour, error) {
 	return t, nil
 }
 
-// Check 確認導覽跟錄製檔對得上：站依 seq 的順序，每一站的事件存在而且 op 與 key 相符，兩種語言都有，
+// Check 確認解說跟錄製檔對得上：站依 seq 的順序，每一站的事件存在而且 op 與 key 相符，兩種語言都有，
 // 每個問題的答案就是錄製檔接下來真的發生的。錯誤一次列出全部。
 //
 // Check verifies the tour against the recording: stops in seq order, each
@@ -124,7 +126,7 @@ func (t Tour) Check(events []show.Event) error {
 		}
 		n := 0
 		for _, e := range events {
-			if e.Seq > s.Seq && e.Seq <= q.Count.Through && string(e.Op) == q.Count.Op && e.Key == q.Count.Key {
+			if e.Seq > s.Seq && e.Seq <= q.Count.Through && string(e.Op) == q.Count.Op && e.Key == q.Count.Key && (q.Count.Stage == "" || e.Stage == q.Count.Stage) {
 				n++
 			}
 		}
@@ -138,7 +140,7 @@ func (t Tour) Check(events []show.Event) error {
 	return nil
 }
 
-// TourPath 是錄製檔旁邊那份導覽的路徑：demo.recording.jsonl 的是 demo.tour.json。
+// TourPath 是錄製檔旁邊那份解說的路徑：demo.recording.jsonl 的是 demo.tour.json。
 //
 // TourPath is the path of the tour beside a recording: demo.tour.json for
 // demo.recording.jsonl.
@@ -146,7 +148,7 @@ func TourPath(recording string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(recording, ".jsonl"), ".recording") + ".tour.json"
 }
 
-// TourBeside 讀錄製檔旁邊的導覽並對照錄製檔檢查它；沒有導覽時回傳 nil。
+// TourBeside 讀錄製檔旁邊的解說並對照錄製檔檢查它；沒有解說時回傳 nil。
 //
 // TourBeside reads the tour beside a recording and checks it against the
 // recording; with no tour there it returns nil.

@@ -8,7 +8,7 @@
 //	liveview replay [--ui=ADDR] FILE     serve the page from FILE until Ctrl-C
 //	liveview export FILE OUT.html        write one HTML file that replays FILE opened from disk
 //
-// 錄製檔旁邊有同名的 .tour.json（demo.recording.jsonl 旁的 demo.tour.json）時，重播與匯出都帶著這份導覽。
+// 錄製檔旁邊有同名的 .tour.json（demo.recording.jsonl 旁的 demo.tour.json）時，重播與匯出都帶著這份解說。
 // A .tour.json of the same name beside the recording (demo.tour.json beside
 // demo.recording.jsonl) goes with the replay and the export.
 package main

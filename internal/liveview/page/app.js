@@ -82,6 +82,10 @@ LV.App = class {
   // loaded runs once a whole recording is in: stop at the moment the address names (?at=…), or else play from the
   // start at a teaching pace.
   loaded(error) {
+    this.controls.tourReady.then(() => this.begun(error));
+  }
+
+  begun(error) {
     this.ended = true;
     if (error) this.banner(LV.t("readError") + ": " + error);
     document.body.dataset.synced = "true";
@@ -238,7 +242,7 @@ LV.App = class {
     return this.paceMs;
   }
 
-  // play 從游標往後放，照教學的步調；放到最後就停。在最後按播放，從頭開始。導覽模式下，每一站都停下來。
+  // play 從游標往後放，照教學的步調；放到最後就停。在最後按播放，從頭開始。解說模式下，每一站都停下來。
   // play steps forward from the cursor at a teaching pace and stops at the end. Play at the end starts again from
   // the beginning. In a tour, it stops at every stop.
   play() {

@@ -1,4 +1,4 @@
-// controls.js：時間軸（播放、暫停、一筆一筆、拉回任一時刻、速度）、導覽（先預測、再播放）、說明列、語言、
+// controls.js：時間軸（播放、暫停、一筆一筆、拉回任一時刻、速度）、解說（先預測、再播放）、說明列、語言、
 // 簡報模式、網址裡的狀態、篩選，以及場景按鈕。按 ? 看每一個按鍵。
 // The timeline (play, pause, one event at a time, back to any moment, speed), tours (predict, then play), the caption
 // bar, language, presenter mode, the state kept in the address, filters and the scene buttons. Press ? for every key.
@@ -40,9 +40,19 @@ LV.Controls = class {
       b.addEventListener("click", () => this.scene(b.dataset.args));
     }
     document.addEventListener("keydown", (ev) => this.key(ev));
+    // ?tour=0 關掉解說：從頭照教學的步調播完整段。 / ?tour=0 turns the tour off: the whole demo plays at a teaching pace.
+    const noTour = new URLSearchParams(location.search).get("tour") === "0";
     const tour = document.getElementById("tour-data");
-    if (tour) this.setTour(JSON.parse(tour.textContent));
-    else if (app.mode === "replay") fetch("tour.json" + app.authQuery()).then((r) => (r.ok ? r.json() : null)).then((t) => t && this.setTour(t)).catch(() => {});
+    if (noTour) this.setTour(null);
+    else if (tour) this.setTour(JSON.parse(tour.textContent));
+    // 重播時解說從伺服器來：頁面等它到了才開始播放。 / In a replay the tour comes from the server: the page waits for it before playing.
+    this.tourReady = Promise.resolve();
+    if (!noTour && !tour && app.mode === "replay") {
+      this.tourReady = fetch("tour.json" + app.authQuery())
+        .then((r) => (r.ok ? r.json() : null))
+        .then((t) => t && this.setTour(t))
+        .catch(() => {});
+    }
     if (new URLSearchParams(location.search).get("embed") === "1") this.embed();
     this.labels();
   }
@@ -135,7 +145,7 @@ LV.Controls = class {
     tell();
   }
 
-  // restore 依網址還原：語言、速度、簡報模式、選取的 key、導覽的哪一站（?lang=zh-TW&speed=2&presenter=1&key=…&stop=…）。
+  // restore 依網址還原：語言、速度、簡報模式、選取的 key、解說的哪一站（?lang=zh-TW&speed=2&presenter=1&key=…&stop=…）。
   // restore sets what the address says: language, speed, presenter mode, the selected key, the tour stop.
   restore(params) {
     const lang = params.get("lang");
@@ -178,7 +188,7 @@ LV.Controls = class {
     }
   }
 
-  // setTour 換上一份導覽：依序的站，每一站對應錄製檔裡的一筆事件（seq），有兩種語言的說明，有的還有先問的問題。
+  // setTour 換上一份解說：依序的站，每一站對應錄製檔裡的一筆事件（seq），有兩種語言的說明，有的還有先問的問題。
   // setTour installs a tour: ordered stops, each tied to an event of the recording (seq), with a caption in both
   // languages and, at some, a question asked first.
   setTour(tour) {
@@ -219,7 +229,7 @@ LV.Controls = class {
     if (play) this.app.play();
   }
 
-  // next：有問題還沒揭曉就先揭曉答案；否則從這一站往下一站播放（沒有導覽時，跳到下一行說明）。
+  // next：有問題還沒揭曉就先揭曉答案；否則從這一站往下一站播放（沒有解說時，跳到下一行說明）。
   // next: with a question not yet answered, reveal the answer; else play on to the next stop (without a tour, go to
   // the next narration line).
   next() {
@@ -263,7 +273,7 @@ LV.Controls = class {
     this.goStop(this.stop - 1, false);
   }
 
-  // caption 寫出說明列：最近的一站（它比最近的說明行新時）或步驟自己印的最近一行說明。導覽的問題在揭曉之前只問不答。
+  // caption 寫出說明列：最近的一站（它比最近的說明行新時）或步驟自己印的最近一行說明。解說的問題在揭曉之前只問不答。
   // caption writes the caption bar: the latest stop (when newer than the latest narration line) or the latest
   // narration the step printed. A tour's question is asked, not answered, until revealed.
   caption(state, last) {

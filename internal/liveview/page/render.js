@@ -88,15 +88,18 @@ LV.Renderer = class {
         "data-stage": s.id, "data-rank": s.rank, "data-row": s.row, "data-count": 0,
         "aria-label": LV.pick(s.label),
       }, null, [
-        LV.breakable(LV.el("h2", {}), LV.pick(s.label)),
+        LV.el("div", { class: "head" }, null, [
+          LV.breakable(LV.el("h2", {}), LV.pick(s.label)),
+          LV.el("span", { class: "numbers" }, null, [LV.el("span", { class: "count" }, ""), LV.el("span", { class: "extra" }, "")]),
+        ]),
         LV.breakable(LV.el("p", { class: "caption" }), LV.pick(s.caption)),
-        LV.el("div", { class: "numbers" }, null, [LV.el("span", { class: "count" }, ""), LV.el("span", { class: "extra" }, "")]),
         LV.el("div", { class: "gauge-row" }, null, [LV.gauge(), LV.el("span", { class: "depth" }, "")]),
         LV.el("ol", { class: "requests" }),
         LV.el("div", { class: "tokens" }),
       ]);
       box.style.gridColumn = String(s.rank + 1);
       box.style.gridRow = alone ? "1 / span " + rows : String(s.row + 1);
+      box.classList.toggle("spans", alone && rows > 1);
       box.querySelector(".gauge-row").hidden = !s.depth;
       grid.appendChild(box);
       this.boxes[s.id] = box;
@@ -215,7 +218,7 @@ LV.Renderer = class {
       // 簡報模式裡方框窄，resourceVersion 寫成 rv（提示裡是全名）。 / In presenter mode the boxes are narrow: resourceVersion shows as rv (the tooltip has it whole).
       if (st.rv) parts.push((document.body.classList.contains("presenter") ? "rv" : LV.t("resourceVersion")) + " " + st.rv);
       if (st.skips) parts.push(LV.t("skipped") + " " + st.skips);
-      extra.textContent = parts.join(" · ");
+      extra.textContent = parts.length ? " · " + parts.join(" · ") : "";
       extra.title = st.rv ? "resourceVersion " + st.rv : "";
       // 只有宣告了深度的階段才畫深度，不會在沒有深度的地方編出一個。 / Only a stage that declares a depth draws one; none is made up where there is none.
       const depth = s.depth ? st.depth : null;

@@ -1,0 +1,279 @@
+package liveview_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
+)
+
+// exported 把一份錄製檔（與它旁邊的解說）匯出成暫存目錄裡的一個 HTML 檔，回傳它的 file:// 網址。
+//
+// exported exports a recording (with the tour beside it) as one HTML file
+// in a temporary directory and returns its file:// URL.
+func exported(t *testing.T, path string) string {
+	t.Helper()
+	raw, rec := recording(t, path)
+	tour, err := liveview.TourBeside(path, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "page.html")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := liveview.Export(raw, tour, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return "file://" + out
+}
+
+func name(path string) string {
+	return filepath.Base(filepath.Dir(filepath.Dir(path))) + "/" + strings.TrimSuffix(filepath.Base(path), ".recording.jsonl")
+}
+
+// loaded 等到頁面讀完錄製檔、停下來、畫完最後一格。 / loaded waits until the page has read its recording, stopped, and drawn its last frame.
+const loaded = `document.body.dataset.synced === "true" && LV.app.ended && !LV.app.playing && LV.app.frame === 0`
+
+// overflow 列出畫面裡放不進自己方框的東西：水平捲動、超出可視範圍的管線或說明列、比父元素寬的元素、
+// 被裁掉而沒有刪節號的文字。
+//
+// overflow lists what does not fit its box: a horizontal scroll, the
+// pipeline or the caption bar past the viewport, an element wider than its
+// parent, text clipped without an ellipsis.
+const overflow = `(() => {
+	const bad = [];
+	const vw = innerWidth, vh = innerHeight;
+	if (document.documentElement.scrollWidth > vw + 1) bad.push("the page scrolls sideways: " + document.documentElement.scrollWidth + " > " + vw);
+	const bottom = (sel) => document.querySelector(sel).getBoundingClientRect().bottom;
+	const edges = document.querySelector("#edges");
+	const pipelineEnd = Math.max(bottom("#pipeline"), document.querySelector("#pipeline").getBoundingClientRect().top + Number(edges.getAttribute("height") || 0));
+	if (pipelineEnd > vh + 1) bad.push("the pipeline ends at " + Math.round(pipelineEnd) + " > " + vh);
+	if (bottom("#caption") > vh + 1) bad.push("the caption bar ends at " + bottom("#caption"));
+	for (const el of document.querySelectorAll("#top *, #timeline *, #caption, #caption *, #pipeline .stage, #pipeline .stage *")) {
+		if (el.closest("svg") || !el.offsetParent) continue;
+		const r = el.getBoundingClientRect(), p = el.parentElement.getBoundingClientRect();
+		const what = (el.id ? "#" + el.id : el.tagName.toLowerCase() + "." + el.className) + " in " + (el.closest("[data-stage]") ? el.closest("[data-stage]").dataset.stage : "the header");
+		if (r.width > 0 && (r.right > p.right + 1.5 || r.left < p.left - 1.5)) bad.push(what + " is wider than its box (" + Math.round(r.left) + "–" + Math.round(r.right) + " in " + Math.round(p.left) + "–" + Math.round(p.right) + ")");
+		const cs = getComputedStyle(el);
+		if (cs.overflowX === "hidden" && cs.textOverflow !== "ellipsis" && el.scrollWidth > el.clientWidth + 1 && !el.classList.contains("requests")) bad.push(what + " clips its text: " + JSON.stringify(el.textContent.slice(0, 40)));
+	}
+	return bad;
+})()`
+
+// 情境：投影機上的簡報模式。每一步的每一份錄製檔，在 1024×768 與 1920×1080、英文與中文：不必捲動就看得到整條
+// 管線與說明列，沒有水平捲動，沒有字跑出它的方框。停在解說的海報那一刻（那時畫面上最滿）。
+//
+// The story: presenter mode on a projector. Every recording of every step,
+// at 1024×768 and 1920×1080, in English and in Chinese: the whole pipeline
+// and the caption bar show with no scrolling, nothing scrolls sideways, and
+// no text runs out of its box. It stops at the tour's poster moment (the
+// fullest picture).
+func TestPresenterFits(t *testing.T) {
+	b := browser.Start(t, 1024, 768)
+	for _, path := range recordings(t) {
+		url := exported(t, path)
+		_, rec := recording(t, path)
+		tour, err := liveview.TourBeside(path, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed, _ := liveview.ReadTour(tour)
+		at := ""
+		for _, s := range parsed.Stops {
+			if s.Poster {
+				at = strconv.FormatUint(s.Seq, 10) + "&key=" + s.Select
+			}
+		}
+		for _, size := range [][2]int{{1024, 768}, {1920, 1080}} {
+			for _, lang := range []string{"en", "zh-TW"} {
+				t.Run(name(path)+"/"+strconv.Itoa(size[0])+"x"+strconv.Itoa(size[1])+"/"+lang, func(t *testing.T) {
+					b.Viewport(t, size[0], size[1])
+					b.Open(t, url+"?presenter=1&lang="+lang+"&at="+at)
+					b.Wait(t, "the page to load", loaded, `document.body.dataset.cursor`)
+					if bad := browser.Eval[[]string](t, b, overflow); len(bad) > 0 {
+						t.Errorf("%d things do not fit:\n%s", len(bad), strings.Join(bad, "\n"))
+					}
+				})
+			}
+		}
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// 情境：不開解說（?tour=0），從頭照預設的速度播放每一份匯出的 demo，到最後至少要 20 秒：人跟得上的步調。
+// 用的是假的時鐘：頁面要求的每一段等待都記下來、立刻執行，所以測試本身很快。
+//
+// The story: with the tour off (?tour=0), every exported demo played from
+// the start at the default speed takes at least 20 seconds to reach the end:
+// a pace a person can follow. It runs on a virtual clock: every wait the page
+// asks for is added up and run at once, so the test itself is quick.
+func TestReplayTakesAtLeast20Seconds(t *testing.T) {
+	b := browser.Start(t, 1280, 800)
+	for _, path := range recordings(t) {
+		t.Run(name(path), func(t *testing.T) {
+			b.Open(t, exported(t, path)+"?tour=0&at=end")
+			b.Wait(t, "the page to load", loaded, `document.body.dataset.cursor`)
+			browser.Eval[bool](t, b, `(() => {
+				const real = window.setTimeout;
+				window.waited = 0;
+				window.setTimeout = (fn, ms) => { window.waited += ms || 0; return real(fn, 0); };
+				LV.app.seek(0);
+				LV.app.play();
+				return true;
+			})()`)
+			b.Wait(t, "the replay to reach the end", `!LV.app.playing && LV.app.cursor === LV.app.timeline.events.length`, `LV.app.cursor`)
+			if ms := browser.Eval[float64](t, b, `window.waited`); ms < 20000 {
+				t.Errorf("the replay takes %.1f s at the default speed; want at least 20 s", ms/1000)
+			}
+		})
+	}
+}
+
+// 情境：一個連結打開的就是那一個畫面：第幾筆、選取的 key、中文、簡報模式、速度。使用者往前一步，網址跟著改，
+// 複製下來的連結打開的就是新的那一刻。
+//
+// The story: a link opens exactly that view: the moment, the selected key,
+// Chinese, presenter mode, the speed. When the user steps forward the
+// address changes with it, so a copied link opens the new moment.
+func TestLinkOpensTheView(t *testing.T) {
+	path := filepath.Join(root, "step04-controller", "testdata", "demo.recording.jsonl")
+	_, rec := recording(t, path)
+	seq := rec.Events[len(rec.Events)/2].Seq
+	b := browser.Start(t, 1280, 800)
+	b.Open(t, exported(t, path)+"?at="+strconv.FormatUint(seq, 10)+"&key=default/demo&lang=zh-TW&presenter=1&speed=2")
+	b.Wait(t, "the page to load", loaded, `document.body.dataset.cursor`)
+	got := browser.Eval[string](t, b, `[LV.app.timeline.events[LV.app.cursor - 1].seq, LV.app.renderer.selected, document.documentElement.lang, document.body.classList.contains("presenter"), LV.speed].join(" ")`)
+	if want := strconv.FormatUint(seq, 10) + " default/demo zh-TW true 2"; got != want {
+		t.Errorf("the link opened %q; want %q (seq, key, language, presenter mode, speed)", got, want)
+	}
+	b.Key(t, kb.ArrowRight)
+	b.Wait(t, "the address to follow the step", `new URLSearchParams(location.search).get("at") === String(LV.app.timeline.events[LV.app.cursor - 1].seq) && LV.app.cursor > 0`, `location.search`)
+	if q := browser.Eval[string](t, b, `location.search`); !strings.Contains(q, "key=default%2Fdemo") || !strings.Contains(q, "lang=zh-TW") || !strings.Contains(q, "presenter=1") {
+		t.Errorf("after a step the address is %q; it lost the key, the language or presenter mode", q)
+	}
+}
+
+// 情境：部落格的一欄（720 px）用 iframe 嵌入 ?embed=1：只有說明列、管線與精簡的時間軸，沒有捲軸；頁面用
+// postMessage 告訴外面它要多高，iframe 設成那個高度之後，裡面也沒有垂直捲軸。
+//
+// The story: a blog's column (720 px) embeds ?embed=1 in an iframe: only the
+// caption bar, the pipeline and a compact timeline, no scrollbar; the page
+// tells its parent its height by postMessage, and with the iframe set to that
+// height there is no vertical scrollbar inside either.
+func TestEmbedFitsABlogColumn(t *testing.T) {
+	for _, path := range []string{
+		filepath.Join(root, "step04-controller", "testdata", "demo.recording.jsonl"),
+		filepath.Join(root, "step06-custom-resource", "testdata", "demo.recording.jsonl"),
+	} {
+		t.Run(name(path), func(t *testing.T) {
+			// 兩個檔案放在同一個本機的網站上：file:// 的 iframe 不同源，測試就讀不到裡面。
+			// Both files on one local site: a file:// iframe is cross-origin, and the test could not look inside.
+			page := strings.TrimPrefix(exported(t, path), "file://")
+			dir := filepath.Dir(page)
+			site := httptest.NewServer(http.FileServer(http.Dir(dir)))
+			defer site.Close()
+			parent := filepath.Join(dir, "post.html")
+			html := `<!doctype html><meta charset="utf-8"><body style="margin:0"><div style="width:720px">
+<iframe id="f" src="` + filepath.Base(page) + `?embed=1&at=end" style="width:720px;height:300px;border:0"></iframe></div>
+<script>window.heights = []; addEventListener("message", (m) => { if (m.data && m.data.type === "informer-walkthrough:height") { window.heights.push(m.data.height); document.getElementById("f").style.height = m.data.height + "px"; } });</script>`
+			if err := os.WriteFile(parent, []byte(html), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			b := browser.Start(t, 1000, 900)
+			b.Open(t, site.URL+"/post.html")
+			b.Wait(t, "the embed to say its height", `window.heights.length > 0`, `JSON.stringify(window.heights)`)
+			inner := `document.getElementById("f").contentDocument`
+			b.Wait(t, "the embed to load", inner+`.body.dataset.synced === "true" && `+inner+`.defaultView.LV.app.ended`, inner+`.body.dataset.cursor`)
+			b.Wait(t, "the iframe to take the height it was told",
+				`(() => { const d = `+inner+`; return Math.abs(document.getElementById("f").getBoundingClientRect().height - d.documentElement.scrollHeight) <= 1; })()`,
+				`JSON.stringify(window.heights)`)
+			got := browser.Eval[map[string]any](t, b, `(() => { const d = `+inner+`; const w = d.defaultView; return {
+				sideways: d.documentElement.scrollWidth > w.innerWidth + 1,
+				downwards: d.documentElement.scrollHeight > w.innerHeight + 1,
+				header: w.getComputedStyle(d.getElementById("top")).display,
+				log: w.getComputedStyle(d.getElementById("log")).display,
+				pipeline: d.getElementById("pipeline").getBoundingClientRect().width > 0,
+				caption: d.getElementById("caption").getBoundingClientRect().height > 0 }; })()`)
+			if got["sideways"] != false || got["downwards"] != false || got["header"] != "none" || got["log"] != "none" || got["pipeline"] != true || got["caption"] != true {
+				t.Errorf("embedded in a 720 px column: %v; want no scrolling, no header or log, the pipeline and the caption bar", got)
+			}
+		})
+	}
+}
+
+// 情境：解說模式。頁面從頭播放，停在第一站，說明列用選的語言寫著那一站的說明；有問題的那一站先問、不答，
+// PageDown 揭曉答案，再按一次 PageDown 播到下一站；PageUp 回到上一站。每一站都用中文試一次。
+//
+// The story: tour mode. The page plays from the start and stops at the first
+// stop, the caption bar showing that stop's caption in the chosen language; a
+// stop with a question asks without answering, PageDown reveals the answer,
+// another PageDown plays on to the next stop; PageUp goes back a stop. Every
+// stop is tried in Chinese too.
+func TestTourStopsAndAsks(t *testing.T) {
+	path := filepath.Join(root, "step04-controller", "testdata", "demo.recording.jsonl")
+	_, rec := recording(t, path)
+	data, err := os.ReadFile(liveview.TourPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tour, err := liveview.ReadTour(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := browser.Start(t, 1280, 800)
+	b.Open(t, exported(t, path)+"?speed=4&lang=en")
+	b.Wait(t, "the tour to stop at its first stop", `LV.app.ended && !LV.app.playing && document.getElementById("caption").dataset.stop === "1"`, `document.getElementById("caption").dataset.stop`)
+	caption := func() string {
+		return browser.Eval[string](t, b, `document.querySelector("#caption .text").textContent`)
+	}
+	if got := caption(); got != tour.Stops[0].Caption.En {
+		t.Errorf("at stop 1 the caption says %q; want %q", got, tour.Stops[0].Caption.En)
+	}
+	// 用中文把每一站走一遍：一站有問題時，先問、PageDown 揭曉，再 PageDown 往下。
+	// Walk every stop in Chinese: where a stop has a question, it asks, PageDown reveals, PageDown again moves on.
+	b.Key(t, "l")
+	for i, s := range tour.Stops {
+		at := strconv.Itoa(i + 1)
+		b.Wait(t, "stop "+at, `!LV.app.playing && document.getElementById("caption").dataset.stop === "`+at+`"`, `document.getElementById("caption").dataset.stop`)
+		if got := caption(); got != s.Caption.Zh {
+			t.Errorf("stop %d in Chinese says %q; want %q", i+1, got, s.Caption.Zh)
+		}
+		if s.Seq != browser.Eval[uint64](t, b, `LV.app.timeline.events[LV.app.cursor - 1].seq`) {
+			t.Errorf("stop %d is not at event %d", i+1, s.Seq)
+		}
+		if s.Question != nil {
+			q := `document.querySelector("#caption .question")`
+			if got := browser.Eval[string](t, b, q+`.dataset.state + " " + `+q+`.textContent`); !strings.HasPrefix(got, "asked "+s.Question.Zh) || strings.Contains(got, s.Question.Answer.Zh) {
+				t.Errorf("stop %d: the question reads %q; want it asked without its answer", i+1, got)
+			}
+			b.Key(t, kb.PageDown)
+			b.Wait(t, "the answer", q+`.dataset.state === "answered" && `+q+`.textContent.includes(`+strconv.Quote(s.Question.Answer.Zh)+`)`, q+`.textContent`)
+		}
+		if i == len(tour.Stops)-1 {
+			break
+		}
+		b.Key(t, kb.PageDown)
+	}
+	b.Key(t, kb.PageUp)
+	prev := strconv.Itoa(len(tour.Stops) - 1)
+	b.Wait(t, "PageUp to go back a stop", `document.getElementById("caption").dataset.stop === "`+prev+`"`, `document.getElementById("caption").dataset.stop`)
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+	_ = rec
+}
