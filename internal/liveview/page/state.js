@@ -19,7 +19,7 @@ LV.OPS = new Set([
 // 這些 op 把一個 key 的標記移到事件的階段。 / These ops move a key's token to the event's stage.
 const MOVES = new Set(["list", "watch", "push", "store", "process", "handle", "read", "resync"]);
 const TOKEN_LIMIT = 200;
-const PATH_LIMIT = 64;
+const PATH_LIMIT = 32;
 
 // isKey：物件的 key 是 namespace/name；請求的路徑、metric 的名字、「1 pod」都不是。
 // isKey: an object's key is namespace/name; a request path, a metric name or "1 pod" is not.
@@ -273,13 +273,13 @@ LV.State = class {
     return out.sort();
   }
 
+  // clone 複製整個狀態（給檢查點用）；管線的宣告是共用的，不複製。
+  // clone copies the whole state (for checkpoints); the pipeline's declaration is shared, not copied.
   clone() {
-    const c = new LV.State(this.pipeline);
-    const copy = JSON.parse(JSON.stringify(this, (k, v) => (k === "pipeline" || k === "byId" ? undefined : v instanceof Set ? { __set: [...v] } : v)));
-    Object.assign(c, copy);
-    if (copy.replacing && copy.replacing.__set) c.replacing = new Set(copy.replacing.__set);
-    c.pipeline = this.pipeline;
-    c.byId = this.byId;
+    const { pipeline, byId, ...rest } = this;
+    const c = Object.assign(Object.create(LV.State.prototype), structuredClone(rest));
+    c.pipeline = pipeline;
+    c.byId = byId;
     return c;
   }
 };
@@ -295,12 +295,16 @@ LV.shown = function (obj) {
 // 錄製檔（max 為 0）一筆都不丟。
 // LV.Timeline keeps every event and computes the state at any moment. A live page keeps max at most: past that the
 // oldest tenth goes, and the page says so; a recording (max 0) drops nothing.
+// 檢查點的間隔隨著事件變多而拉長（至少 CHECKPOINT_EVERY 筆，最多約為全部的四十分之一）：檢查點的數目大約跟
+// 事件數的對數成正比，拉動滑桿時最多要重算一個間隔。
+// Checkpoints grow further apart as events pile up (at least CHECKPOINT_EVERY, at most about a fortieth of all):
+// their number grows about with the log of the events, and moving the slider recomputes at most one gap.
 LV.Timeline = class {
   constructor(pipeline, max) {
     this.pipeline = pipeline;
     this.max = max === undefined ? LV.MAX_EVENTS : max;
     this.events = [];
-    this.checkpoints = [new LV.State(pipeline)];
+    this.checkpoints = [{ at: 0, state: new LV.State(pipeline) }];
     this.latest = new LV.State(pipeline);
     this.droppedBefore = 0;
   }
@@ -310,30 +314,45 @@ LV.Timeline = class {
     if (this.max && this.events.length >= this.max) this.dropOldest();
     this.events.push(e);
     this.latest.apply(e);
-    if (this.events.length % LV.CHECKPOINT_EVERY === 0) this.checkpoints.push(this.latest.clone());
+    this.checkpoint(this.latest);
     return true;
+  }
+
+  checkpoint(state) {
+    const n = this.events.length;
+    if (n - this.checkpoints[this.checkpoints.length - 1].at >= Math.max(LV.CHECKPOINT_EVERY, Math.floor(n / 40))) {
+      this.checkpoints.push({ at: n, state: state.clone() });
+    }
   }
 
   dropOldest() {
     const cut = Math.floor(this.max / 10);
     const base = this.stateAt(cut);
-    this.events = this.events.slice(cut);
-    this.droppedBefore = this.events[0].seq;
-    this.checkpoints = [base];
-    let s = base.clone();
-    for (let i = 0; i < this.events.length; i++) {
-      s.apply(this.events[i]);
-      if ((i + 1) % LV.CHECKPOINT_EVERY === 0) this.checkpoints.push(s.clone());
+    const rest = this.events.slice(cut);
+    this.droppedBefore = rest[0].seq;
+    this.events = [];
+    this.checkpoints = [{ at: 0, state: base }];
+    const s = base.clone();
+    for (const e of rest) {
+      this.events.push(e);
+      s.apply(e);
+      this.checkpoint(s);
     }
     this.latest = s;
   }
 
-  // stateAt(n) 是套用前 n 筆之後的狀態。 / stateAt(n) is the state after the first n events.
+  // stateAt(n) 是套用前 n 筆之後的狀態：從 n 之前最近的檢查點往後算。 / stateAt(n) is the state after the first n events: from the nearest checkpoint before n on.
   stateAt(n) {
     if (n >= this.events.length) return this.latest;
-    const i = Math.floor(n / LV.CHECKPOINT_EVERY);
-    const s = this.checkpoints[i].clone();
-    for (let k = i * LV.CHECKPOINT_EVERY; k < n; k++) s.apply(this.events[k]);
+    let lo = 0, hi = this.checkpoints.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.checkpoints[mid].at <= n) lo = mid;
+      else hi = mid - 1;
+    }
+    const cp = this.checkpoints[lo];
+    const s = cp.state.clone();
+    for (let k = cp.at; k < n; k++) s.apply(this.events[k]);
     return s;
   }
 };
