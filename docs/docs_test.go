@@ -281,3 +281,41 @@ func TestAnchors(t *testing.T) {
 		}
 	}
 }
+
+// 情境：repo 裡的每一份錄製檔，都在兩種語言的即時頁面那一章的海報圖表裡，而且它的海報圖真的在 docs/images 裡
+// （scripts/ci/screenshots.sh 在解說標為 poster 的那一站截下它）。
+//
+// The story: every recording in the repository is in the poster table of the
+// live view chapter in both languages, and its poster image is really in
+// docs/images (scripts/ci/screenshots.sh takes it at the stop its tour marks
+// as the poster).
+func TestEveryRecordingHasAPoster(t *testing.T) {
+	recordings, err := filepath.Glob(filepath.Join(root, "step[0-9][0-9]-*", "testdata", "*.recording.jsonl"))
+	if err != nil || len(recordings) == 0 {
+		t.Fatalf("no recordings (%v)", err)
+	}
+	for _, lang := range []string{"en", "zh-TW"} {
+		page, err := os.ReadFile(filepath.Join(root, "docs", lang, "live-view.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range recordings {
+			rel, _ := filepath.Rel(root, rec)
+			step := strings.SplitN(filepath.Base(filepath.Dir(filepath.Dir(rec))), "-", 2)[0]
+			image := "live-" + step
+			if name := strings.TrimSuffix(filepath.Base(rec), ".recording.jsonl"); name != "demo" {
+				image += "-" + name
+			}
+			if lang != "en" {
+				image += ".zh-TW"
+			}
+			image += ".png"
+			if !strings.Contains(string(page), "`"+filepath.ToSlash(rel)+"` | ["+image+"](../images/"+image+")") {
+				t.Errorf("docs/%s/live-view.md: the poster table has no row for %s with %s", lang, rel, image)
+			}
+			if _, err := os.Stat(filepath.Join(root, "docs", "images", image)); err != nil {
+				t.Errorf("%s: %v (scripts/ci/screenshots.sh makes it)", rel, err)
+			}
+		}
+	}
+}

@@ -339,7 +339,7 @@ func TestCommandLine(t *testing.T) {
 }
 
 // 情境：三個 worker，每次同步假裝要花 200ms（--sync-time），兩個 Pod 上快速做 20 次標籤變化
-// 再拿掉標籤（scene.sh burst 20）。每次變化都推進佇列一次；同步期間到來的變化合併，所以同步比推送少；
+// 再拿掉標籤（scene.sh burst 20）。每次變化都推進佇列一次；同步期間到來的變化合併，所以同步比推進少；
 // 兩個 Pod 同時由不同的 worker 同步；每行都寫著 worker 的名字；每個 Pod 最後一次同步看到的是最後的狀態：
 // 沒有 burst 標籤。
 //
@@ -371,7 +371,7 @@ func TestWorkersAndBurst(t *testing.T) {
 	if len(changed) != 2 {
 		t.Fatalf("burst changed %v; want both pods", changed)
 	}
-	// 20 次變化加上兩次拿掉標籤：每個 Pod 11 次推送。 / 20 changes plus two removals: 11 pushes per pod.
+	// 20 次變化加上兩次拿掉標籤：每個 Pod 11 次推進。 / 20 changes plus two removals: 11 pushes per pod.
 	for _, n := range []string{"one", "two"} {
 		out.Wait(t, 11, "queue    Update    "+ns+"/"+n+" ")
 	}
@@ -395,7 +395,7 @@ func TestWorkersAndBurst(t *testing.T) {
 		return strings.HasSuffix(last[ns+"/one"], "labels=app=one") && strings.HasSuffix(last[ns+"/two"], "labels=app=two")
 	}
 	testenv.Poll(t, "the last syncs to show the final state; output so far:", settled, out)
-	// 初始清單的兩個 Pod（一個 Replace）與它們的兩次同步，加上 22 次推送；同步必須比推送少：有合併。
+	// 初始清單的兩個 Pod（一個 Replace）與它們的兩次同步，加上 22 次推進；同步必須比推進少：有合併。
 	// The initial list's two pods (one Replace) and their two syncs, plus 22 pushes: fewer syncs than pushes means merging.
 	if pushes := 2 + out.Count("queue    Update    ", ns+"/"); syncs >= pushes {
 		t.Errorf("%d syncs for %d pushes; with 200ms syncs, changes arriving meanwhile should have merged:\n%s", syncs, pushes, out.String())
@@ -404,7 +404,7 @@ func TestWorkersAndBurst(t *testing.T) {
 		t.Errorf("only %v synced; two pods changing at once should keep two workers busy:\n%s", workers, out.String())
 	}
 
-	// 頁面上：worker 階段的事件比推送少，合併的次數就是文字裡的那幾行，每個 worker 的最後一次同步都在。
+	// 頁面上：worker 階段的事件比推進少，合併的次數就是文字裡的那幾行，每個 worker 的最後一次同步都在。
 	// On the page: fewer events at the workers than pushes, the merge count is the text's lines, every worker's last sync is there.
 	t.Run("page", func(t *testing.T) {
 		text := out.String()

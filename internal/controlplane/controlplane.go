@@ -204,7 +204,7 @@ func PortFree(port int) error {
 
 // Start 啟動 etcd 與 kube-apiserver（Realistic 時再加上其他元件與假節點），
 // 等到 API server 就緒（Realistic 時還要節點 Ready）才回傳。
-// 只監聽 127.0.0.1，只接受 TLS 用戶端憑證（沒有匿名的管理者）。
+// 只接聽 127.0.0.1，只接受 TLS 用戶端憑證（沒有匿名的管理者）。
 //
 // Start launches etcd and kube-apiserver (and with Realistic the other
 // components and the fake node) and returns once the API server is ready

@@ -67,6 +67,7 @@ type Recorder struct {
 	w   *bufio.Writer
 	c   io.Closer
 	err error
+	buf []byte
 }
 
 // NewRecorder 寫出檔頭，回傳一個把事件寫進 w 的 Recorder；Close 也關掉 w。
@@ -91,10 +92,8 @@ func (r *Recorder) Emit(e show.Event) {
 	if r.err != nil {
 		return
 	}
-	data, err := json.Marshal(e)
-	if err == nil {
-		_, err = fmt.Fprintf(r.w, "%s\n", data)
-	}
+	r.buf = append(e.AppendJSON(r.buf[:0]), '\n')
+	_, err := r.w.Write(r.buf)
 	if err == nil {
 		err = r.w.Flush()
 	}

@@ -42,7 +42,7 @@ start() {
   fi
   mkdir -p "${CI_DOCKER_DIR}"
   local args=(
-    # docker 內建的 DNS（kind 的網路用它）把不認得的名稱轉給這個位址：主機自己的 docker0，那裡沒有任何服務在監聽，
+    # docker 內建的 DNS（kind 的網路用它）把不認得的名稱轉給這個位址：主機自己的 docker0，那裡沒有任何服務在接聽，
     # 所以節點與 Pod 的查詢不會離開這台機器（這裡對外的名稱本來就查不到）。
     # Docker's embedded DNS (kind's network uses it) forwards names it does not know to this address: the host's own
     # docker0, where nothing listens, so lookups from nodes and pods never leave this machine (outside names do not resolve here anyway).

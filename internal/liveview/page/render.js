@@ -218,7 +218,7 @@ LV.Renderer = class {
       // 簡報模式裡方框窄，resourceVersion 寫成 rv（提示裡是全名）。 / In presenter mode the boxes are narrow: resourceVersion shows as rv (the tooltip has it whole).
       if (st.rv) parts.push((document.body.classList.contains("presenter") ? "rv" : LV.t("resourceVersion")) + " " + st.rv);
       if (st.skips) parts.push(LV.t("skipped") + " " + st.skips);
-      extra.textContent = parts.length ? " · " + parts.join(" · ") : "";
+      extra.textContent = parts.join(" · ");
       extra.title = st.rv ? "resourceVersion " + st.rv : "";
       // 只有宣告了深度的階段才畫深度，不會在沒有深度的地方編出一個。 / Only a stage that declares a depth draws one; none is made up where there is none.
       const depth = s.depth ? st.depth : null;
