@@ -277,3 +277,47 @@ func TestTourStopsAndAsks(t *testing.T) {
 	}
 	_ = rec
 }
+
+// 情境：頁首在每一種狀態下都一樣高（暫停、播放、到最後、換成中文），狀態標記與播放鈕說的是真的：播放時說
+// 「重播中」、鈕是暫停；暫停時說暫停；到最後時說已到最後、鈕說從頭再播；在最後按空白鍵，從頭開始播；
+// 重播的「到最後」鈕叫「跳到最後」，不是「跟上即時」。
+//
+// The story: the header has the same height in every state (paused,
+// playing, at the end, switched to Chinese), and the badge and the play
+// button tell the truth: playing says replay with a pause button; paused says
+// paused; at the end it says so and the button offers to play again; space at
+// the end plays from the start; a replay's end button is "Jump to end", not
+// "Follow live".
+func TestHeaderTellsTheTruth(t *testing.T) {
+	path := filepath.Join(root, "step01-listwatcher", "testdata", "demo.recording.jsonl")
+	b := browser.Start(t, 1280, 800)
+	b.Open(t, exported(t, path)+"?tour=0&at=end&lang=en")
+	b.Wait(t, "the page to load", loaded, `document.body.dataset.cursor`)
+	state := `[document.getElementById("top").getBoundingClientRect().height, document.getElementById("timeline").getBoundingClientRect().height, document.getElementById("status").dataset.status, document.getElementById("play").getAttribute("aria-label"), document.getElementById("follow").getAttribute("aria-label")].join(" | ")`
+	heights := func(s string) string { return strings.Join(strings.Split(s, " | ")[:2], " | ") }
+	atEnd := browser.Eval[string](t, b, state)
+	if !strings.HasSuffix(atEnd, "end | Play again from the start | Jump to end") {
+		t.Errorf("at the end: %q; want the end badge, play again, and Jump to end", atEnd)
+	}
+	b.Key(t, " ")
+	b.Wait(t, "space at the end to play from the start", `LV.app.playing && LV.app.cursor < 3`, `LV.app.cursor`)
+	playing := browser.Eval[string](t, b, state)
+	if !strings.HasSuffix(playing, "replay | Pause | Jump to end") || heights(playing) != heights(atEnd) {
+		t.Errorf("playing: %q; want the replay badge, a pause button and the same header height as %q", playing, atEnd)
+	}
+	b.Key(t, " ")
+	b.Wait(t, "space to pause", `!LV.app.playing`, `LV.app.playing`)
+	paused := browser.Eval[string](t, b, state)
+	if !strings.HasSuffix(paused, "paused | Play | Jump to end") || heights(paused) != heights(atEnd) {
+		t.Errorf("paused: %q; want the paused badge, a play button and the same header height as %q", paused, atEnd)
+	}
+	b.Key(t, "l")
+	b.Wait(t, "Chinese", `document.documentElement.lang === "zh-TW"`, `document.documentElement.lang`)
+	if zh := browser.Eval[string](t, b, state); heights(zh) != heights(atEnd) || !strings.Contains(zh, "跳到最後") {
+		t.Errorf("in Chinese: %q; want the same header height as %q, and 跳到最後", zh, atEnd)
+	}
+	b.Key(t, "?")
+	if shown := browser.Eval[bool](t, b, `!document.getElementById("help").hidden && document.getElementById("help").textContent.includes("PageDown")`); !shown {
+		t.Error("? did not open the list of keys")
+	}
+}
