@@ -2,7 +2,7 @@
 # cluster-up.sh：建立練習用叢集，並把它設為 kubectl 目前的 context。
 # Create the practice cluster and make it kubectl's current context.
 #
-#   scripts/cluster-up.sh                 kind when a Docker daemon answers, else the local control plane
+#   scripts/cluster-up.sh                 kind when a Docker daemon answers and its node image can be had, else the local control plane
 #   CLUSTER=local scripts/cluster-up.sh   real etcd, kube-apiserver, controller-manager and scheduler + kwok's fake node on 127.0.0.1, no Docker needed
 #   CLUSTER=kind scripts/cluster-up.sh    a kind cluster (needs Docker); KIND_NODE_IMAGE=... for another node image,
 #                                         such as the one scripts/ci/build-kind-node-image.sh builds without a registry
@@ -21,6 +21,10 @@ LOCAL_PORT="${LOCAL_PORT:-0}"
 READY_TIMEOUT="${READY_TIMEOUT:-120}"
 # kind 等待控制平面節點就緒的時間。 / How long kind waits for the control-plane node.
 KIND_WAIT="${KIND_WAIT:-180s}"
+# 拉 kind 節點映像檔最多等多久（秒）。 / How long pulling kind's node image may take, in seconds.
+PULL_TIMEOUT="${PULL_TIMEOUT:-600}"
+# 失敗時最後一行建議重新執行的指令（walkthrough.sh 把它設成自己）。 / The command a failure's last line suggests running again (walkthrough.sh sets itself).
+RERUN="${RERUN:-scripts/cluster-up.sh}"
 
 # 1. 決定要用哪一種叢集，並說明原因。 / 1. Decide which cluster to use, and say why.
 choose_cluster() {
@@ -36,8 +40,19 @@ choose_cluster() {
       log "a $(cat "${STATE_DIR}/cluster") cluster named '${CLUSTER_NAME}' is already there, so using it (scripts/cluster-down.sh first to choose again)"
       cat "${STATE_DIR}/cluster"
     elif docker_answers; then
-      log "a Docker daemon answers, so using kind (set CLUSTER=local for the local control plane)"
-      printf 'kind\n'
+      # Docker 有回應還不夠：kind 的節點映像檔要拿得到（已經在 daemon 裡，或拉得下來）。拿不到（例如沒有 registry
+      # 回應）就退回本機叢集，並說一行原因，而不是讓 kind 在幾分鐘之後失敗。
+      # A Docker daemon answering is not enough: kind's node image must be at hand (in the daemon, or pullable). When
+      # it is not (no registry answers, say), fall back to the local cluster, saying why in one line, rather than let
+      # kind fail minutes later.
+      local why
+      if why="$(kind_image_available)"; then
+        log "a Docker daemon answers and kind's node image is at hand, so using kind (set CLUSTER=local for the local control plane)"
+        printf 'kind\n'
+      else
+        log "a Docker daemon answers, but kind's node image cannot be had here (${why}), so using the local cluster instead (CLUSTER=kind to insist)"
+        printf 'local\n'
+      fi
     else
       log "no Docker daemon answers, so using the local cluster (real control plane + a kwok node on 127.0.0.1)"
       printf 'local\n'
@@ -47,24 +62,34 @@ choose_cluster() {
   esac
 }
 
-# kind_image_ready 在節點映像檔已經在 daemon 裡、或拉得下來時成功；拉不下來（例如連不到 registry）就說怎麼辦。
-# kind_image_ready succeeds when the node image is in the daemon or can be pulled; when it cannot (no registry, say) it says what to do.
-kind_image_ready() {
+# kind_image_available 在節點映像檔已經在 daemon 裡、或拉得下來時成功；拉不下來時失敗，並在 stdout 寫出原因（一行）。
+# kind_image_available succeeds when the node image is in the daemon or can be pulled; when it cannot, it fails and
+# writes why on stdout (one line).
+kind_image_available() {
   docker image inspect "${KIND_NODE_IMAGE}" >/dev/null 2>&1 && return
   log "pulling ${KIND_NODE_IMAGE} (once)"
   local out
-  if ! out="$(docker pull --quiet "${KIND_NODE_IMAGE}" 2>&1)"; then
-    die "cannot pull ${KIND_NODE_IMAGE}: $(printf '%s' "${out}" | tail -n 1); without a registry, build one: KIND_NODE_IMAGE=\$(scripts/ci/build-kind-node-image.sh | tail -n 1) scripts/cluster-up.sh"
+  if ! out="$(timeout "${PULL_TIMEOUT}" docker pull --quiet "${KIND_NODE_IMAGE}" 2>&1)"; then
+    printf '%s\n' "$(printf '%s' "${out:-no answer in ${PULL_TIMEOUT}s}" | tail -n 1)"
+    return 1
   fi
+}
+
+# kind_image_ready 跟 kind_image_available 一樣，但拿不到時停下，說怎麼辦。
+# kind_image_ready is kind_image_available, but stops when the image cannot be had, saying what to do.
+kind_image_ready() {
+  local why
+  why="$(kind_image_available)" ||
+    die "cannot pull ${KIND_NODE_IMAGE}: ${why}; without a registry, build one as root (KIND_NODE_IMAGE=\$(scripts/ci/build-kind-node-image.sh | tail -n 1)), or use the local cluster, which needs no image: CLUSTER=local ${RERUN}"
 }
 
 # 2a. kind：以節點映像檔建立叢集（預設是 kind 以 digest 釘選的上游映像檔）；kind 自己會寫入 context 並設為目前的 context。
 # 2a. kind: create the cluster from the node image (by default the upstream one kind pins by digest); kind writes the context and makes it current itself.
 up_kind() {
   command -v docker >/dev/null 2>&1 ||
-    die "CLUSTER=kind needs Docker, and docker is not installed; use CLUSTER=local for the local control plane"
+    die "CLUSTER=kind needs Docker, and docker is not installed; the local cluster needs no Docker: CLUSTER=local ${RERUN}"
   docker info >/dev/null 2>&1 ||
-    die "CLUSTER=kind needs Docker, and the Docker daemon does not answer (is it running, and may this user use it?); use CLUSTER=local for the local control plane"
+    die "CLUSTER=kind needs Docker, and the Docker daemon does not answer (is it running, and may this user use it?); the local cluster needs no Docker: CLUSTER=local ${RERUN}"
   if kind get clusters 2>/dev/null | grep -qx "${CLUSTER_NAME}"; then
     log "kind cluster '${CLUSTER_NAME}' is already up; making context ${KIND_CONTEXT} current"
     kind export kubeconfig --name "${CLUSTER_NAME}"
@@ -76,7 +101,7 @@ up_kind() {
       # kubelet v1.35 起預設拒絕 cgroup v1 的主機（failCgroupV1: true）；只有這種主機才需要這份設定。
       # Since v1.35 the kubelet refuses a cgroup v1 host by default (failCgroupV1: true); only such a host needs this config.
       log "the Docker host uses cgroup v1, which the kubelet accepts only with failCgroupV1: false, so the cluster gets that setting"
-      kind create cluster "${args[@]}" --config - <<'EOF'
+      kind create cluster "${args[@]}" --config - <<'EOF' || die "kind could not create the cluster (see above); the local cluster needs no Docker: CLUSTER=local ${RERUN}"
 kind: Cluster
 apiVersion: kind.x-k8s.io/v1alpha4
 kubeadmConfigPatches:
@@ -85,7 +110,7 @@ kubeadmConfigPatches:
   failCgroupV1: false
 EOF
     else
-      kind create cluster "${args[@]}"
+      kind create cluster "${args[@]}" || die "kind could not create the cluster (see above); the local cluster needs no Docker: CLUSTER=local ${RERUN}"
     fi
     log "kind cluster '${CLUSTER_NAME}' ready after $(seconds_since "${started}")"
   fi

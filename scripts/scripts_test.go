@@ -362,9 +362,36 @@ func TestKindWithoutDocker(t *testing.T) {
 	if code == 0 {
 		t.Fatalf("CLUSTER=kind without Docker succeeded:\n%s", out)
 	}
-	if n := strings.Count(out, "error:"); n != 1 || !strings.Contains(lastLine(out), "use CLUSTER=local") {
-		t.Errorf("want exactly one error line suggesting CLUSTER=local; got:\n%s", out)
+	if n := strings.Count(out, "error:"); n != 1 || !strings.Contains(lastLine(out), "CLUSTER=local scripts/cluster-up.sh") {
+		t.Errorf("want exactly one error line naming CLUSTER=local scripts/cluster-up.sh; got:\n%s", out)
 	}
+}
+
+// 情境：Docker 有回應，但 kind 的節點映像檔拿不到（沒有 registry 回應）：自動選擇退回本機叢集，用一行說出原因，
+// 叢集照樣起來；明白要求 kind 時，最後一行說出可行的指令。
+//
+// The story: a Docker daemon answers, but kind's node image cannot be had
+// (no registry answers): the automatic choice falls back to the local
+// cluster, saying why in one line, and the cluster comes up; asking for kind
+// outright ends with a last line that names the command that works.
+func TestAutoFallsBackWithoutANodeImage(t *testing.T) {
+	noRegistry := t.TempDir()
+	fake := "#!/bin/sh\ncase \"$1\" in\ninfo) exit 0 ;;\nimage) exit 1 ;;\npull) echo 'Error response from daemon: Get \"https://registry-1.docker.io/v2/\": dial tcp: lookup registry-1.docker.io: no such host' >&2; exit 1 ;;\nesac\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(noRegistry, "docker"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := "PATH=" + noRegistry + string(os.PathListSeparator) + os.Getenv("PATH")
+	l := newLabEnv(t, "lab-fallback", path)
+	code, out := l.run("cluster-up.sh", "CLUSTER=kind")
+	if code == 0 || !strings.HasSuffix(lastLine(out), "or use the local cluster, which needs no image: CLUSTER=local scripts/cluster-up.sh") {
+		t.Errorf("CLUSTER=kind with no node image to be had: exit %d; want a last line naming CLUSTER=local:\n%s", code, out)
+	}
+	out = l.mustRun("cluster-up.sh")
+	if !strings.Contains(out, "a Docker daemon answers, but kind's node image cannot be had here (") ||
+		!strings.Contains(out, "no such host), so using the local cluster instead (CLUSTER=kind to insist)") || !strings.Contains(out, "local cluster ready at") {
+		t.Errorf("with no node image to be had, cluster-up.sh did not fall back to the local cluster:\n%s", out)
+	}
+	l.mustRun("cluster-down.sh")
 }
 
 // 情境：導覽指令從零建立叢集、依序執行每個步驟並製造變化，最後告訴學習者下一步。

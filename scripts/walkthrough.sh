@@ -87,7 +87,7 @@ main() {
   ((${#steps[@]} > 0)) || die "no step matches '${filter}'"
 
   header "cluster"
-  "${REPO_ROOT}/scripts/cluster-up.sh"
+  RERUN=scripts/walkthrough.sh "${REPO_ROOT}/scripts/cluster-up.sh"
 
   WORK_DIR="$(mktemp -d)"
   trap cleanup EXIT
