@@ -144,8 +144,8 @@ func TestReplayTakesAtLeast20Seconds(t *testing.T) {
 	}
 }
 
-// 情境：一個連結打開的就是那一個畫面：第幾筆、選取的 key、中文、簡報模式、速度。使用者往前一步，網址跟著改，
-// 複製下來的連結打開的就是新的那一刻。
+// 情境：一個連結開啟的就是那一個畫面：第幾筆、選取的 key、中文、簡報模式、速度。使用者往前一步，網址跟著改，
+// 複製下來的連結開啟的就是新的那一刻。
 //
 // The story: a link opens exactly that view: the moment, the selected key,
 // Chinese, presenter mode, the speed. When the user steps forward the

@@ -163,7 +163,7 @@ LV.Controls = class {
     }
   }
 
-  // saveURL 把目前的樣子寫進網址（不增加瀏覽紀錄），複製下來的連結就打開同一個畫面。
+  // saveURL 把目前的樣子寫進網址（不增加瀏覽紀錄），複製下來的連結就開啟同一個畫面。
   // saveURL writes the current view into the address (adding no history entry), so a copied link opens this view.
   saveURL() {
     const app = this.app;

@@ -88,7 +88,7 @@ LV.strings = {
   helpPresenter: { en: "presenter mode, for a projector", zh: "簡報模式，給投影機用" },
   helpLang: { en: "中文 / English", zh: "English／中文" },
   helpHelp: { en: "this list", zh: "這份清單" },
-  helpURL: { en: "The address always holds this view (moment, key, language, speed, presenter mode, tour stop): copy it to share exactly this.", zh: "網址一直記著目前的畫面（時刻、key、語言、速度、簡報模式、解說的哪一站）：複製它，別人打開看到的就是這個畫面。" },
+  helpURL: { en: "The address always holds this view (moment, key, language, speed, presenter mode, tour stop): copy it to share exactly this.", zh: "網址一直記著目前的畫面（時刻、key、語言、速度、簡報模式、解說的哪一站）：複製它，別人開啟看到的就是這個畫面。" },
   close: { en: "Close", zh: "關閉" },
   "kind-object": { en: "seen here", zh: "在這裡" },
   "kind-gone": { en: "deleted", zh: "已刪除" },
