@@ -96,8 +96,8 @@ func serviceAccountConfig(t *testing.T, c *testenv.Cluster, ns string, cr *rbacv
 // 情境：控制器以一個 ServiceAccount 執行，它只綁了 rbac/controller.yaml 裡的權限：示範用的 tally 由管理員先建立
 // （角色沒有 create；沒有 tally 時是一行錯誤），之後照常運作。
 // 拿掉 Pod 的 watch 動詞之後，client-go v0.37.2 的樣子是：串流式 watch 得到 403，退回 LIST（成功，
-// informer 因此同步、worker 啟動），接著的 WATCH 又是 403；Reflector 退避（第一次等 0.8 到 1.6 秒，每次加倍，最多 30 到 60 秒）
-// 之後再 LIST、再 WATCH、再 403，一直下去。變化只能靠下一次 LIST 到達：這就是學習者在真實叢集上
+// informer 因此同步、worker 啟動），接著的 WATCH 又是 403；Reflector 退避（第一次等 0.8 到 1.6 秒，每次加倍，最多 30 到 60 秒，
+// 大約每兩分鐘又從第一次的長度重來）之後再 LIST、再 WATCH、再 403，一直下去。變化只能靠下一次 LIST 到達：這就是學習者在真實叢集上
 // 遇到的 403 迴圈，log 每一輪印一次 "Failed to watch"。
 //
 // The story: the controller runs as a ServiceAccount bound to exactly what
@@ -107,7 +107,8 @@ func serviceAccountConfig(t *testing.T, c *testenv.Cluster, ns string, cr *rbacv
 // pods, client-go v0.37.2 does this: the streaming watch gets 403, it falls
 // back to a LIST (which succeeds, so the informer syncs and the workers
 // start), and the WATCH after it gets 403 again; the Reflector backs off
-// (0.8–1.6 s at first, doubling, up to 30–60 s), lists, watches, gets 403, and so on.
+// (0.8–1.6 s at first, doubling, up to 30–60 s, and starting over about every
+// two minutes), lists, watches, gets 403, and so on.
 // Changes arrive only with the next LIST: the 403 loop learners meet on real
 // clusters, with one "Failed to watch" in the log each round.
 func TestLeastPrivilege(t *testing.T) {
