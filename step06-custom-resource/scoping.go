@@ -1,6 +1,6 @@
 package main
 
-// 這個檔案是第 6 章「範圍」練習的答案（go test 執行它們）。控制器本身不用它們。
+// 這個檔案是第 6 章關於 watch 範圍那幾題練習的答案（go test 執行它們）。控制器本身不用它們。
 //
 // This file holds the answers to chapter 06's scoping exercises (go test
 // runs them). The controller itself does not use them.
@@ -42,15 +42,19 @@ func factoryPerNamespace(ctx context.Context, cs kubernetes.Interface, namespace
 }
 
 // clusterWideFiltered 是第二個答案：一個叢集範圍的 informer，處理函式外面包一層
-// cache.FilteringResourceEventHandler，只讓那幾個 namespace 的事件通過。一條 watch，namespace 清單可以
-// 隨時改；代價：快取裡是整個叢集的 Pod（過濾的是處理函式，不是快取），RBAC 要 ClusterRole。
+// cache.FilteringResourceEventHandler，只讓那幾個 namespace 的事件通過。一條 watch；代價：快取裡是整個叢集的 Pod
+// （過濾的是處理函式，不是快取），RBAC 要 ClusterRole。這裡的 namespace 清單固定不變：過濾條件在每個事件到來時才判斷，
+// 改了它，處理函式也不會知道。放寬時，新納入的 Pod 要等到下一次變化才以更新送來；收窄時，被排除的 Pod 不會有刪除事件。
 // 回傳通過過濾的事件的 key。
 //
 // clusterWideFiltered is the second answer: one cluster-wide informer whose
 // handler is wrapped in cache.FilteringResourceEventHandler, letting through
-// only those namespaces' events. One watch, and the list of namespaces can
-// change at any time; the cost: the cache holds the whole cluster's pods (the
-// filter is on the handler, not on the cache), and RBAC needs a ClusterRole.
+// only those namespaces' events. One watch; the cost: the cache holds the
+// whole cluster's pods (the filter is on the handler, not on the cache), and
+// RBAC needs a ClusterRole. The list of namespaces here never changes: the
+// filter is judged as each event arrives, and the handler is not told when
+// it changes. Widened, it lets the newly included pods in only as updates, on
+// their next change; narrowed, it sends no delete for the pods left out.
 // It returns the keys of the events that passed the filter.
 func clusterWideFiltered(ctx context.Context, cs kubernetes.Interface, namespaces []string, seen func(key string)) (cache.SharedIndexInformer, error) {
 	f := informers.NewSharedInformerFactory(cs, 0)
