@@ -4,16 +4,18 @@ import "github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
 
 // page 是這一步在即時頁面（--ui）上的樣子，跟步驟 06 的同形：manager 的快取裡兩個並排的 informer，
 // 把 Request 放進控制器的佇列，Reconcile 讀快取、把 status 寫回 API server。佇列沒有深度：
-// controller-runtime 預設的 priority queue 直接回報給 controller-runtime 自己的 metrics，
-// 不管 client-go 手上是哪個 provider，頁面的 metrics 拿不到它，所以頁面也不畫。
+// controller-runtime 的套件一被 import，就在 init 裡占走 client-go 只能設定一次的 workqueue.SetProvider，
+// 接到它自己的 metrics，即時頁面後來的設定不起作用；預設的 priority queue 更是直接回報給那些 metrics。
+// 頁面的 metrics 拿不到這個深度，所以頁面也不畫。
 //
 // page is this step on the live page (--ui), the same shape as step 06's:
 // two informers side by side in the manager's cache put Requests into the
 // controller's queue, and Reconcile reads the cache and writes status back
-// to the API server. The queue has no depth: controller-runtime's default
-// priority queue reports to controller-runtime's own metrics directly,
-// whatever provider client-go holds, so the page's metrics never see it, and
-// the page draws none.
+// to the API server. The queue has no depth: importing controller-runtime
+// runs an init that takes client-go's once-only workqueue.SetProvider for
+// controller-runtime's own metrics, so the live view's later call does
+// nothing, and the default priority queue reports to those metrics directly
+// anyway. The page's metrics never see the depth, and the page draws none.
 func page(options) liveview.Pipeline {
 	tallies := liveview.Stage{
 		ID:      "tallies",
