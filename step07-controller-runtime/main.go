@@ -1,5 +1,5 @@
 // step07-controller-runtime 把步驟 06 的 PodTally 控制器改寫成 controller-runtime 的 Reconciler：
-// 同一個資源、同一個情境、同樣的 status，一行一行可以對照。
+// 同一個資源、同一個場景、同樣的 status，一行一行可以對照。
 //
 // step07-controller-runtime rewrites step 06's PodTally controller as a
 // controller-runtime Reconciler: the same resource, the same scene, the same
