@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"reflect"
 	"sort"
 	"strings"
@@ -329,5 +330,94 @@ func TestSaysWhenTheAPIServerGoesAway(t *testing.T) {
 	out.Wait(t, 1, "handler  OnAdd     "+ns+"/later ")
 	if n := out.Count("-- API server unreachable ("); n != 1 {
 		t.Errorf("the outage was reported %d times; want once however many retries it took:\n%s", n, out.String())
+	}
+}
+
+// 情境：同一個 namespace 裡 200 個 Pod，以及另一個裡 2000 個，都帶著同一個 app 標籤。步驟同步所印出的輸出跟 Pod
+// 的數目成正比：每個 Pod 的位元組數兩邊差不多，2000 個的總量不到 200 個的十倍多一點。大的索引桶子只寫它的大小、
+// 這次的變化與前幾個 key，所以沒有一行會隨著 Pod 變多而變長。
+//
+// The story: 200 pods in one namespace and 2000 in another, all with the
+// same app label. What the step prints until it has synced grows with the
+// pods: about as many bytes per pod either way. A big index bucket shows only
+// its size, this change and its first keys, so no line grows with the pods.
+func TestOutputGrowsLinearly(t *testing.T) {
+	c := testenv.Plain(t)
+	perPod := map[int]float64{}
+	for _, n := range []int{200, 2000} {
+		ns := c.Namespace(t)
+		testenv.ManyPods(t, c, ns, n)
+		out := startStepOn(t, c, ns, options{constructor: "options"})
+		out.Wait(t, 1, "informer synced; watching from there")
+		text := out.String()
+		perPod[n] = float64(len(text)) / float64(n)
+		longest := 0
+		for _, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, "-- index ") {
+				longest = max(longest, len(line))
+			}
+		}
+		if longest > 200 {
+			t.Errorf("%d pods: an index line of %d bytes; a big bucket should be summarised", n, longest)
+		}
+	}
+	if ratio := perPod[2000] / perPod[200]; ratio < 0.8 || ratio > 1.25 {
+		t.Errorf("bytes per pod: %.0f for 200 pods, %.0f for 2000 (ratio %.2f); want about the same", perPod[200], perPod[2000], ratio)
+	}
+}
+
+// BenchmarkSyncVsList 比較步驟 03 從啟動到印出「watching from there」要多久，跟 kubectl get pods -o name（PATH 上有
+// kubectl 時），以及它底下做的事（一個每頁 500 個的 LIST）。Pod 的數目是 200 與 2000，各一個 namespace。
+//
+//	go test -run '^$' -bench SyncVsList -benchtime 5x ./step03-indexer-informer
+//
+// BenchmarkSyncVsList compares how long step 03 takes from start until it
+// prints "watching from there" with kubectl get pods -o name (when kubectl
+// is on PATH) and with what that does underneath (a LIST in pages of 500).
+// The pod counts are 200 and 2000, a namespace each.
+func BenchmarkSyncVsList(b *testing.B) {
+	c := testenv.Plain(b)
+	for _, n := range []int{200, 2000} {
+		ns := c.Namespace(b)
+		testenv.ManyPods(b, c, ns, n)
+		cs := c.Client()
+		b.Run(fmt.Sprintf("pods=%d/step03", n), func(b *testing.B) {
+			for b.Loop() {
+				out, stop := testenv.Start(b, func(ctx context.Context, out io.Writer) error {
+					return run(ctx, cs, ns, options{constructor: "options"}, out)
+				})
+				out.Wait(b, 1, "informer synced; watching from there")
+				b.StopTimer()
+				stop()
+				b.StartTimer()
+			}
+		})
+		// kubectl 在 PATH 上時也量它：它還多了啟動與 discovery 的時間。 / With kubectl on PATH, time it too: it adds its start-up and discovery.
+		b.Run(fmt.Sprintf("pods=%d/kubectl", n), func(b *testing.B) {
+			kubectl, err := exec.LookPath("kubectl")
+			if err != nil {
+				b.Skip("no kubectl on PATH")
+			}
+			kubeconfig := c.Kubeconfig(b)
+			for b.Loop() {
+				if out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "-n", ns, "get", "pods", "-o", "name").CombinedOutput(); err != nil {
+					b.Fatalf("kubectl: %v\n%s", err, out)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("pods=%d/list", n), func(b *testing.B) {
+			for b.Loop() {
+				opts := metav1.ListOptions{Limit: 500}
+				for {
+					list, err := cs.CoreV1().Pods(ns).List(b.Context(), opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if opts.Continue = list.Continue; opts.Continue == "" {
+						break
+					}
+				}
+			}
+		})
 	}
 }

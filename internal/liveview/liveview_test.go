@@ -807,7 +807,7 @@ func TestPageShowsEventStringsAsText(t *testing.T) {
 		return show.Cached(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": evil}}, Status: corev1.PodStatus{Phase: corev1.PodPhase(evil)}, Spec: corev1.PodSpec{NodeName: evil}})
 	}())
 	show.Line(s, "handler", "OnUpdate", "default/odd.name-1", "selector "+evil+" does not parse", show.OpHandle, show.Queued("workqueue", odd, "default/odd.name-1"))
-	show.With(show.At("handler"), show.Index(map[string][]string{evil: {odd}})).Note(s, "%s", evil)
+	show.With(show.At("handler"), show.Index(map[string][]string{evil: {odd}}, map[string]int{evil: 1})).Note(s, "%s", evil)
 	show.Line(s, "handler", "Teleport", "default/x", "a newer step's event", show.Op("teleport"))
 	hub.Close()
 	_, srv := serve(t, p, hub.Events(), true, nil)

@@ -1,6 +1,7 @@
 package show
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -290,15 +291,19 @@ func Behind(n int64) Field { return fieldFunc(func(e *Event) { e.Behind = &n }) 
 // Initial says the call came from the initial list (isInInitialList).
 func Initial(initial bool) Field { return fieldFunc(func(e *Event) { e.Initial = initial }) }
 
-// Index 記下索引現在的每一個桶子：值對應到它的 key（已排序）。
+// Index 記下索引裡這次變化碰到的桶子現在的樣子：值對應到它的 key（已排序；大的桶子只有前幾個），sizes 是每個桶子
+// 真正的大小。沒提到的桶子沒有變；空的桶子（[]）表示它已經沒有 key 了。
 //
-// Index records every bucket of the index as it is now: a value to its keys
-// (sorted).
-func Index(buckets map[string][]string) Field {
+// Index records the index buckets this change touched, as they are now: a
+// value to its keys (sorted; a big bucket only its first few), and sizes each
+// bucket's real size. A bucket not mentioned did not change; an empty one
+// ([]) has no keys left.
+func Index(buckets map[string][]string, sizes map[string]int) Field {
 	return fieldFunc(func(e *Event) {
-		e.Op, e.Index = OpIndex, map[string][]string{}
+		e.Op, e.Index, e.IndexSize = OpIndex, map[string][]string{}, maps.Clone(sizes)
 		for v, keys := range buckets {
-			e.Index[v] = slices.Sorted(slices.Values(keys))
+			e.Index[v] = append(make([]string, 0, len(keys)), keys...)
+			slices.Sort(e.Index[v])
 		}
 	})
 }

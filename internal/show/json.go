@@ -1,6 +1,7 @@
 package show
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -79,13 +80,25 @@ func (e Event) AppendJSON(b []byte) []byte {
 	}
 	if len(e.Index) > 0 {
 		b = append(b, `,"index":{`...)
-		for i, k := range slices.Sorted(mapKeys(e.Index)) {
+		for i, k := range slices.Sorted(maps.Keys(e.Index)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = quote(b, k)
 			b = append(b, ':')
 			b = stringList(b, e.Index[k])
+		}
+		b = append(b, '}')
+	}
+	if len(e.IndexSize) > 0 {
+		b = append(b, `,"indexSize":{`...)
+		for i, k := range slices.Sorted(maps.Keys(e.IndexSize)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = quote(b, k)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(e.IndexSize[k]), 10)
 		}
 		b = append(b, '}')
 	}
@@ -140,16 +153,6 @@ func stringList(b []byte, vs []string) []byte {
 		b = quote(b, v)
 	}
 	return append(b, ']')
-}
-
-func mapKeys(m map[string][]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // float 照 encoding/json 的規則寫一個數：太大或太小時用指數，去掉指數多餘的 0。

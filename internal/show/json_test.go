@@ -29,7 +29,7 @@ func TestAppendJSONIsJSONMarshal(t *testing.T) {
 		"retry0":   {Seq: 4, Retry: &Retry{}},
 		"behind":   {Seq: 5, Behind: &behind},
 		"behind0":  {Seq: 5, Behind: &zero},
-		"index":    {Seq: 6, Index: map[string][]string{"b": {"x"}, "a": {"y", "z"}, odd: nil}},
+		"index":    {Seq: 6, Index: map[string][]string{"b": {"x"}, "a": {"y", "z"}, odd: nil, "empty": {}}, IndexSize: map[string]int{"a": 2000, "b": 1}},
 		"value":    {Seq: 8, Value: &value},
 		"tiny":     {Seq: 8, Value: &tiny},
 		"huge":     {Seq: 8, Value: &huge},

@@ -29,20 +29,21 @@ type Event struct {
 	Note   bool   `json:"note,omitempty"`
 	Quiet  bool   `json:"quiet,omitempty"`
 
-	Op      Op                  `json:"op,omitempty"`
-	Stage   string              `json:"stage,omitempty"`
-	Into    string              `json:"into,omitempty"`
-	From    string              `json:"from,omitempty"`
-	Keys    []string            `json:"keys,omitempty"`
-	Obj     *Object             `json:"obj,omitempty"`
-	Cache   string              `json:"cache,omitempty"`
-	RV      string              `json:"rv,omitempty"`
-	Retry   *Retry              `json:"retry,omitempty"`
-	Behind  *int64              `json:"behind,omitempty"`
-	Initial bool                `json:"initial,omitempty"`
-	Index   map[string][]string `json:"index,omitempty"`
-	Value   *float64            `json:"value,omitempty"`
-	Req     *Request            `json:"req,omitempty"`
+	Op        Op                  `json:"op,omitempty"`
+	Stage     string              `json:"stage,omitempty"`
+	Into      string              `json:"into,omitempty"`
+	From      string              `json:"from,omitempty"`
+	Keys      []string            `json:"keys,omitempty"`
+	Obj       *Object             `json:"obj,omitempty"`
+	Cache     string              `json:"cache,omitempty"`
+	RV        string              `json:"rv,omitempty"`
+	Retry     *Retry              `json:"retry,omitempty"`
+	Behind    *int64              `json:"behind,omitempty"`
+	Initial   bool                `json:"initial,omitempty"`
+	Index     map[string][]string `json:"index,omitempty"`
+	IndexSize map[string]int      `json:"indexSize,omitempty"`
+	Value     *float64            `json:"value,omitempty"`
+	Req       *Request            `json:"req,omitempty"`
 }
 
 // Text 是一筆事件印出來的那一行（不含換行），跟 golden file 裡的一模一樣；Quiet 的事件沒有這一行。

@@ -388,7 +388,7 @@ LV.Renderer = class {
 
     const index = this.root.querySelector("#index-rows");
     const buckets = Object.keys(state.index || {}).sort();
-    index.replaceChildren(...(buckets.length ? buckets.map((app) => LV.el("li", { "data-app": app }, app + " = [" + state.index[app].join(" ") + "]")) : [LV.el("li", { class: "none" }, LV.t("none"))]));
+    index.replaceChildren(...(buckets.length ? buckets.map((app) => LV.el("li", { "data-app": app, "data-size": state.index[app].size }, app + " = " + LV.bucket(state.index[app]))) : [LV.el("li", { class: "none" }, LV.t("none"))]));
 
     const listeners = this.root.querySelector("#listener-rows");
     listeners.replaceChildren(

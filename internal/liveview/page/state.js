@@ -99,9 +99,22 @@ LV.State = class {
       }
     }
     this.applyCache(e);
-    if (e.index) this.index = e.index;
+    if (e.index) this.applyIndex(e.index, e.indexSize || {});
     this.applyListener(e, stage);
     this.applyTokens(e, op, stage);
+  }
+
+  // applyIndex 換上這次碰到的桶子；空的桶子離開索引。大的桶子只帶著前幾個 key 與它的大小。
+  // applyIndex puts in the buckets this event touched; an empty one leaves the index. A big bucket carries only its
+  // first few keys and its size.
+  applyIndex(buckets, sizes) {
+    this.index = this.index || {};
+    for (const [value, keys] of Object.entries(buckets)) {
+      const list = keys || [];
+      const size = typeof sizes[value] === "number" ? sizes[value] : list.length;
+      if (size === 0) delete this.index[value];
+      else this.index[value] = { keys: list, size: size };
+    }
   }
 
   touchEdge(from, to, op) {
@@ -367,6 +380,11 @@ LV.text = function (e) {
   return (pad(e.source, 8) + " " + pad(e.what, 9) + " " + pad(e.key, 24) + " " + (e.detail || "")).replace(/\s+$/, "");
 };
 
+// LV.bucket 寫出一個索引桶子：[a b]，或大的桶子 [2000: a b c …]。 / LV.bucket writes an index bucket: [a b], or for a big one [2000: a b c …].
+LV.bucket = function (b) {
+  return "[" + (b.size > b.keys.length ? b.size + ": " + b.keys.join(" ") + " …" : b.keys.join(" ")) + "]";
+};
+
 // LV.summary 把一個狀態寫成幾行可以比對的文字：每個階段的事件數與深度、每條邊、快取、索引、積壓、每個標記在哪裡、
 // workqueue。即時的頁面與重播同一份錄製檔，最後的 summary 必須相同。事件數不算 bookmark：API server 照自己的
 // 時間表送它，同一個情境跑兩次，bookmark 的數目可能不同。
@@ -391,7 +409,7 @@ LV.summary = function (state) {
     const d = state.cache[k];
     out.push("cache " + k + " phase=" + d.phase + " node=" + d.node + " labels=" + d.labels + (d.deleting ? " (deleting)" : ""));
   }
-  for (const app of Object.keys(state.index || {}).sort()) out.push("index " + app + "=[" + state.index[app].join(" ") + "]");
+  for (const app of Object.keys(state.index || {}).sort()) out.push("index " + app + "=" + LV.bucket(state.index[app]));
   for (const name of Object.keys(state.listeners).sort()) out.push("listener " + name + " calls=" + state.listeners[name].calls + " backlog=" + state.listeners[name].backlog);
   for (const k of Object.keys(state.tokens).sort()) out.push("token " + k + " " + state.tokens[k].stage + " " + state.tokens[k].kind);
   for (const lane of Object.keys(state.lanes).sort()) {
