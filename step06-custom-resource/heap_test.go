@@ -18,7 +18,7 @@ import (
 const benchPods = 1000
 
 // BenchmarkCachedPodHeap 延伸步驟 05 的同名基準測試：同樣 1000 個 Pod（testenv.ManyPods 用 scene.sh create 的方式建立），
-// 量三種快取每個 Pod 占多少堆積：型別化的 informer、加上丟掉 managedFields 的 Transform、以及 metadata-only。
+// 量三種快取每個 Pod 占多少 heap：型別化的 informer、加上丟掉 managedFields 的 Transform、以及 metadata-only。
 // 每一輪建立新的工廠、等同步、垃圾回收之後量 HeapAlloc 增加多少，再除以 Pod 數。
 //
 //	go test ./step06-custom-resource -run '^$' -bench CachedPodHeap -benchtime 5x
@@ -76,7 +76,7 @@ func BenchmarkCachedPodHeap(b *testing.B) {
 	}
 }
 
-// heapPerPod 啟動一個快取、等它同步，回傳它讓堆積增加了多少（每個 Pod）。
+// heapPerPod 啟動一個快取、等它同步，回傳它讓 heap 增加了多少（每個 Pod）。
 //
 // heapPerPod starts one cache, waits for it to sync, and returns how much it
 // grew the heap, per pod.
