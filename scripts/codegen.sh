@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # codegen.sh：重新產生步驟 06 的所有程式碼與 CRD：DeepCopy、clientset、lister、informer（k8s.io/code-generator），
-# 以及 CRD 的 YAML（controller-gen）。產生器都是 go.mod 裡釘選的 go tool，不需要另外安裝，也不依賴 GOPATH。
+# 以及 CRD 的 YAML（controller-gen）。產生器都是 go.mod 裡釘選的 go tool，不需要另外安裝，也用不到 GOPATH。
 # Regenerates all of step 06's code and its CRD: DeepCopy, the clientset, listers and informers (k8s.io/code-generator),
 # and the CRD's YAML (controller-gen). The generators are go tools pinned in go.mod: nothing to install, no GOPATH.
 #

@@ -52,7 +52,7 @@ func generatedFiles(t *testing.T, root string) map[string][]byte {
 
 // 情境：在一份只有輸入檔的暫存複本裡執行 scripts/codegen.sh，產生的每一個檔案都必須跟 repository 裡的
 // 一模一樣，一個不多、一個不少。手改過的產生檔、忘了重新產生的型別變更、產生器版本的變動，都在這裡失敗。
-// 複本的目錄跟 repository 不同，所以樣板檔的路徑、輸出的套件與模組的配置若依賴目前目錄或 GOPATH，也會在這裡失敗。
+// 複本的目錄跟 repository 不同，所以樣板檔的路徑、輸出的套件或模組的目錄結構只要跟目前目錄或 GOPATH 有關，也會在這裡失敗。
 //
 // The story: scripts/codegen.sh runs in a temporary copy that holds only its
 // inputs, and every file it writes must be the repository's, byte for byte,

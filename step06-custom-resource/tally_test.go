@@ -126,7 +126,7 @@ func TestDemo(t *testing.T) {
 	})
 }
 
-// playScene 是不依賴節點的小情境：兩個 Pod、一個標籤的變化、一個刪除，每一步之後等 status 的回音。
+// playScene 是不需要節點的小場景：兩個 Pod、一個標籤的變化、一個刪除，每一步之後等 status 的回音。
 //
 // playScene is a small scene that needs no node: two pods, one label change,
 // one delete, waiting for the status echo after each.

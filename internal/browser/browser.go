@@ -103,7 +103,7 @@ func Start(t testing.TB, width, height int) *Browser {
 	return b
 }
 
-// Open 打開一個網址，等到頁面載入。
+// Open 開啟一個網址，等到頁面載入。
 //
 // Open opens a URL and waits until the page has loaded.
 func (b *Browser) Open(t testing.TB, url string) {

@@ -42,7 +42,7 @@ type Step struct {
 	// prints a line when the outage starts and one when it ends (see
 	// OutageNotes). Step 01 retries, and says so, by itself.
 	RidesOutOutages bool
-	// Flags 註冊步驟自己的旗標；Validate 在連線之前檢查它們的值，只檢查、不賦值。
+	// Flags 註冊步驟自己的旗標；Validate 在連線之前檢查它們的值，只檢查，不設定任何值。
 	//
 	// Flags registers the step's own flags; Validate checks their values
 	// before connecting, and only checks: it assigns nothing.

@@ -81,7 +81,7 @@ func InformerName(t testing.TB) *cache.InformerName {
 	return name
 }
 
-// Page 打開頁面，等它趕上 lines 裡的每一行（步驟到目前為止印出的事件）。
+// Page 開啟頁面，等它趕上 lines 裡的每一行（步驟到目前為止印出的事件）。
 //
 // Page opens the page and waits until it has caught up with every line in
 // lines (the events the step printed so far).
