@@ -33,7 +33,7 @@ restart_local() {
   "${STATE_DIR}/localcluster" restart --dir "${STATE_DIR}" -n "$1" --delete "$2"
 }
 
-# 2. kind：停掉節點裡的 kube-apiserver 容器；kubelet 會把這個 static Pod 再啟動起來。
+# 2. kind：停掉節點裡的 kube-apiserver container；kubelet 會把這個 static Pod 再啟動起來。
 # 2. kind: stop the kube-apiserver container in the node; the kubelet starts the static pod again.
 restart_kind() {
   [[ -z "$2" ]] || die "--delete needs the local cluster: on kind nothing else serves the API while kube-apiserver is down"

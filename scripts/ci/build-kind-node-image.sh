@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# build-kind-node-image.sh：不經任何容器 registry，從釘選的原始碼與 Debian 套件建出 kind v0.33.0 的節點映像檔
+# build-kind-node-image.sh：不經任何 container registry，從釘選的原始碼與 Debian 套件建出 kind v0.33.0 的節點映像檔
 # （Kubernetes 版本與本機叢集的 kube-apiserver 相同），給連不到 registry 的機器用：CI、沒有網路的工作坊教室。
 # 連得上網路的學習者不需要它：cluster-up.sh 預設用 kind 以 digest 釘選的上游映像檔。
 # Build a kind v0.33.0 node image from pinned sources and Debian packages, without any container registry
@@ -135,7 +135,7 @@ main() {
     phase "saving it to ${cached} for later runs"
     docker save "${image}" | zstd -q -T0 -3 -o "${cached}.tmp"
     mv "${cached}.tmp" "${cached}"
-    # 舊的快取檔與映像檔（其他輸入建出的）不再有用；還有容器在用的映像檔，docker rmi 會留著它。
+    # 舊的快取檔與映像檔（其他輸入建出的）不再有用；還有 container 在用的映像檔，docker rmi 會留著它。
     # Older cache files and images (built from other inputs) are of no further use; docker rmi keeps an image a container still uses.
     find "${NODE_IMAGE_CACHE}" -maxdepth 1 -name '*.tar.zst' ! -name "${cached##*/}" -delete
     docker image ls --format '{{.Repository}}:{{.Tag}}' "${image%:*}" | grep -vxF "${image}" | xargs -r docker rmi >/dev/null 2>&1 || true
