@@ -258,7 +258,16 @@ func Start(opts Options) (*ControlPlane, error) {
 	if opts.Realistic {
 		configureRealistic(api, pki)
 	}
+	// etcd 與 kube-apiserver 跟著啟動它們的行程一起結束（guarded）。 / etcd and kube-apiserver end with the process that started them (guarded).
+	if api.Path, err = guarded(binDir, "kube-apiserver", cp.dir); err != nil {
+		cp.cleanup()
+		return nil, err
+	}
 	etcd := &envtest.Etcd{DataDir: data}
+	if etcd.Path, err = guarded(binDir, "etcd", cp.dir); err != nil {
+		cp.cleanup()
+		return nil, err
+	}
 	// 只有一個成員的 etcd 也要等一次選舉才開始服務：預設的心跳 100ms、選舉逾時 1s，讓啟動多等了大約 0.8 秒。
 	// 沒有其他成員可以失聯，縮短十倍不影響什麼，啟動就快了這麼多。
 	// A one-member etcd still waits for an election before it serves: the

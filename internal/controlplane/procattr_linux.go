@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -60,4 +62,37 @@ func waitStopped(pid int, timeout time.Duration) error {
 		return fmt.Errorf("%d of the %d threads of process %d still not stopped after %s", running, threads, pid, timeout)
 	}
 	return err
+}
+
+// guarded 回傳一個會執行 binDir 裡 name 的小腳本，讓那個行程在啟動它的行程死掉時收到 SIGKILL。envtest 自己啟動
+// etcd 與 kube-apiserver，只給它們一個行程群組，不能設定 Pdeathsig；這個腳本用 util-linux 的 setpriv 設定它，
+// 再 exec 真正的執行檔（同一個 pid，父行程不變）。這樣測試的行程不論怎麼結束（逾時 panic、SIGKILL、CI 的時限），
+// 都不會留下 etcd 或 kube-apiserver。沒有 setpriv 時回傳真正的執行檔，什麼都不保證。
+//
+// guarded returns a small script that runs name from binDir so that the
+// process gets SIGKILL when the one that started it dies. envtest starts
+// etcd and kube-apiserver itself, giving them only a process group, with no
+// way to set Pdeathsig; the script sets it with util-linux's setpriv, then
+// execs the real binary (the same pid, the same parent). However a test
+// process ends (a timeout panic, SIGKILL, CI's time limit), it leaves no etcd
+// or kube-apiserver behind. Without setpriv it returns the real binary and
+// promises nothing.
+func guarded(binDir, name, dir string) (string, error) {
+	real := filepath.Join(binDir, name)
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		return real, nil
+	}
+	guard := filepath.Join(dir, "guard")
+	if err := os.MkdirAll(guard, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(guard, name)
+	script := fmt.Sprintf("#!/bin/sh\nexec %s --pdeathsig KILL -- %s \"$@\"\n", shellQuote(setpriv), shellQuote(real))
+	return path, os.WriteFile(path, []byte(script), 0o700)
+}
+
+// shellQuote 把一個字串放進單引號，給 sh 讀。 / shellQuote puts a string in single quotes for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,0 +1,125 @@
+package controlplane_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
+)
+
+// 情境：一個測試的行程（這裡是這個測試執行檔自己，以子行程的身分重新執行）啟動了它的叢集（etcd 與
+// kube-apiserver），然後被 SIGKILL：沒有任何清理的機會，就像 go test 逾時 panic 或 CI 的時限到了。
+// 它啟動的每一個行程都要跟著結束，不能留下孤兒。
+//
+// The story: a test process (this very test binary, run again as a child)
+// starts its cluster (etcd and kube-apiserver), then gets SIGKILL: no chance
+// to clean up, as with a go test timeout panic or CI's time limit. Every
+// process it started must end with it, none left orphaned.
+func TestKilledTestBinaryLeavesNothing(t *testing.T) {
+	child := exec.Command(os.Args[0], "-test.run=^TestOrphanChild$", "-test.v")
+	child.Env = append(os.Environ(), "INFORMER_LAB_ORPHAN_CHILD=1")
+	stdout, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() && !strings.Contains(lines.Text(), "orphan child ready") {
+	}
+	started := descendants(t, child.Process.Pid)
+	var names []string
+	for _, pid := range started {
+		names = append(names, comm(pid))
+	}
+	if !strings.Contains(strings.Join(names, " "), "etcd") || !strings.Contains(strings.Join(names, " "), "kube-apiserver") {
+		t.Fatalf("the child started %v; want etcd and kube-apiserver among them", names)
+	}
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	testenv.Poll(t, fmt.Sprintf("every process the killed test binary started (%v) to end", names), func() bool {
+		for _, pid := range started {
+			if alive(pid) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// TestOrphanChild 只在 TestKilledTestBinaryLeavesNothing 把這個執行檔當成子行程執行時做事：testenv.Main 已經
+// 啟動了叢集，它說一聲，然後等著被殺。
+//
+// TestOrphanChild does something only when TestKilledTestBinaryLeavesNothing
+// runs this binary as its child: testenv.Main has started the cluster; it
+// says so, then waits to be killed.
+func TestOrphanChild(t *testing.T) {
+	if os.Getenv("INFORMER_LAB_ORPHAN_CHILD") != "1" {
+		return
+	}
+	testenv.Plain(t)
+	fmt.Println("orphan child ready")
+	time.Sleep(time.Minute)
+}
+
+// descendants 列出 pid 的子孫行程（從 /proc 讀每個行程的父行程）。 / descendants lists pid's descendants (reading each process's parent from /proc).
+func descendants(t *testing.T, pid int) []int {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := map[int]int{}
+	for _, f := range stats {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// /proc/PID/stat：pid (comm) state ppid …；comm 可能有空白，所以從最後一個 ')' 之後讀。
+		// /proc/PID/stat: pid (comm) state ppid …; comm may hold spaces, so read after the last ')'.
+		s := string(data)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		p, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+		pp, _ := strconv.Atoi(fields[1])
+		parent[p] = pp
+	}
+	var out []int
+	var walk func(int)
+	walk = func(p int) {
+		for c, pp := range parent {
+			if pp == p {
+				out = append(out, c)
+				walk(c)
+			}
+		}
+	}
+	walk(pid)
+	return out
+}
+
+func comm(pid int) string {
+	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return strings.TrimSpace(string(data))
+}
+
+// alive 說行程還在跑（不存在或只剩殭屍都不算）。 / alive says the process still runs (gone or a zombie does not count).
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	return !strings.HasPrefix(strings.TrimSpace(s[strings.LastIndexByte(s, ')')+1:]), "Z")
+}
