@@ -115,7 +115,7 @@ func (p Pipeline) Place(source string) string {
 }
 
 // Chapter 是一章在 repo 裡的路徑（英文版；頁面切到中文時換成中文版）。頁面把它當文字顯示：
-// 學習者手上有 clone，匯出的檔案也不必依賴任何網站。
+// 學習者手上有 clone，匯出的檔案也不必仰賴任何網站。
 //
 // Chapter is a chapter's path in the repository (the English one; the page
 // swaps in the zh-TW one when switched to Chinese). The page shows it as
