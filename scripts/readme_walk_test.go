@@ -279,9 +279,9 @@ func settle(t *testing.T, out *testenv.Output) {
 var (
 	syncLine     = regexp.MustCompile(`^worker\d+ +sync `)
 	shutdownLine = regexp.MustCompile(`^-- (shutting down|workers stopped)`)
-	// 合併時，step 04 的處理函式會註明 key 已經在佇列裡；這一行是否出現，跟合併一樣取決於時機。
-	// When changes merge, step 04's handler notes that the key is already queued; like the merge, that depends on timing.
-	queuedLine = regexp.MustCompile(`^-- \S+ is already queued `)
+	// 合併時，step 04 的處理函式會註明 key 已經在佇列裡等、或正在同步；這一行是否出現，跟合併一樣取決於時機。
+	// When changes merge, step 04's handler notes that the key is already waiting, or being synced; like the merge, that depends on timing.
+	queuedLine = regexp.MustCompile(`^-- \S+ is (already waiting in the workqueue|being synced): `)
 	// step 04 的 Reflector 把 delta 放進 RealFIFO（queue 行），processLoop 在另一個 goroutine 取出（fifo 行）：
 	// 排程器的綁定在 processLoop 取出 Add 之前就到了的話，兩個 queue 行先印，兩個 fifo 行一起跟在後面。
 	// Step 04's Reflector pushes deltas into the RealFIFO (queue lines) and processLoop pops them in another goroutine

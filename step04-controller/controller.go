@@ -61,6 +61,7 @@ type options struct {
 type controller struct {
 	indexer     cache.Indexer
 	informer    cache.Controller
+	storage     *noticingQueue
 	queue       workqueue.TypedRateLimitingInterface[string]
 	rateLimiter workqueue.TypedRateLimiter[string]
 	opts        options
@@ -77,8 +78,22 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](opts.baseDelay, 1000*time.Second),
 		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
 	)
+	// workqueue 有三層：限速（AddRateLimited、Forget）包著延遲（AddAfter）包著基本佇列（Add、Get、Done），
+	// 基本佇列的儲存又可以換掉。這裡換成 noticingQueue，處理函式才能說出每次 Add 的結果。
+	// The workqueue has three layers: rate limiting (AddRateLimited, Forget)
+	// wraps delaying (AddAfter) wraps the basic queue (Add, Get, Done), whose
+	// storage can be replaced too. Here it is a noticingQueue, so the handler
+	// can say what each Add did.
+	storage := newNoticingQueue()
 	c := &controller{
-		queue:       workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[string]{Name: "pods"}),
+		storage: storage,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[string]{
+			Name: "pods",
+			DelayingQueue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
+				Name:  "pods",
+				Queue: workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "pods", Queue: storage}),
+			}),
+		}),
 		rateLimiter: rl,
 		opts:        opts,
 		out:         out,
@@ -86,14 +101,9 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 	lw := cache.NewListWatchFromClient(client.CoreV1().RESTClient(), "pods", namespace, fields.Everything())
 	// 處理函式只做一件事：算出 key、放進佇列。佇列裡每個 key 最多一份：還在等待的 key 再被加入，
 	// 會合併成一次同步；正在同步的 key 再被加入，會在這次同步結束後再同步一次。
-	// 比較 Len() 只是為了讓合併看得見：worker 同時在取 key 時，這個快照偶爾會差一個，
-	// 真正的控制器絕不能仰賴它。
 	// Handlers do one thing: compute the key and queue it. The queue holds each
 	// key at most once: a key added again while it waits merges into one sync;
 	// one added while it is being synced is synced once more afterwards.
-	// Comparing Len() only makes the merging visible: with workers taking keys
-	// at the same time the snapshot can be off by one now and then, and a real
-	// controller must not rely on it.
 	enqueue := func(obj any) {
 		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 		if err != nil {
@@ -102,14 +112,18 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 			utilruntime.HandleError(err)
 			return
 		}
-		before := c.queue.Len()
-		c.queue.Add(key)
-		if c.queue.Len() == before {
-			show.With(show.At("handler"), show.About(key), show.OpMerge, show.Queued("workqueue")).
-				Note(out, "%s is already queued (or being synced): no second entry; its next sync sees the latest state", key)
-			return
-		}
-		show.Quiet(out, "handler", "Add", key, "queue.Add", show.OpAdd, show.Queued("workqueue"))
+		storage.add(c.queue, key, func(a added) {
+			switch a {
+			case pushed:
+				show.Quiet(out, "handler", "Add", key, "queue.Add", show.OpAdd, show.Queued("workqueue"))
+			case merged:
+				show.With(show.At("handler"), show.About(key), show.OpMerge, show.Queued("workqueue")).
+					Note(out, "%s is already waiting in the workqueue: no second entry; its one sync reads the latest state", key)
+			case beingSynced:
+				show.With(show.At("handler"), show.About(key), show.OpMerge, show.Queued("workqueue")).
+					Note(out, "%s is being synced: the workqueue hands it out once more after Done, and that sync reads the latest state", key)
+			}
+		})
 	}
 	c.indexer, c.informer = newInformer(lw, cache.ResourceEventHandlerFuncs{
 		AddFunc:    enqueue,
@@ -184,8 +198,9 @@ func (c *controller) processNextItem(ctx context.Context, worker string) bool {
 	if quit {
 		return false
 	}
-	// 即時頁面看得到 worker 什麼時候拿到 key、什麼時候還回去（Done）。 / The live page sees when a worker took the key and when it gave it back (Done).
-	show.Quiet(c.out, worker, "Get", key, "queue.Get", show.OpGet)
+	// 即時頁面看得到 worker 什麼時候拿到 key（經過 storage.taken，才不會排在處理函式的 Add 前面）、什麼時候還回去（Done）。
+	// The live page sees when a worker took the key (through storage.taken, so it never comes before the handler's Add) and when it gave it back (Done).
+	c.storage.taken(func() { show.Quiet(c.out, worker, "Get", key, "queue.Get", show.OpGet) })
 	defer show.Quiet(c.out, worker, "Done", key, "queue.Done", show.OpDone)
 	defer c.queue.Done(key)
 	c.handleErr(worker, key, c.syncToStdout(ctx, worker, key))

@@ -80,11 +80,13 @@ func TestDemo(t *testing.T) {
 
 			c.OneChangeAtATime(t, ns, func(change string) {
 				out.Wait(t, 1, "worker1  sync      default/demo ", testenv.DemoAfter[change])
+				out.WaitIdle(t, "default/demo")
 			})
 			if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, new("true")); err != nil {
 				t.Fatal(err)
 			}
 			out.Wait(t, 1, "giving up after 5 retries")
+			out.WaitIdle(t, "default/demo")
 			if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -247,8 +249,8 @@ func TestKeysCoalesce(t *testing.T) {
 	if n := c.queue.Len(); n != 1 {
 		t.Fatalf("queue length = %d after three changes to one pod; want 1", n)
 	}
-	if n := out.Count(ns + "/busy is already queued"); n != 2 {
-		t.Errorf("want 2 'already queued' notes, got %d:\n%s", n, out.String())
+	if n := out.Count(ns + "/busy is already waiting in the workqueue"); n != 2 {
+		t.Errorf("want 2 'already waiting' notes, got %d:\n%s", n, out.String())
 	}
 
 	go func() {
@@ -259,6 +261,38 @@ func TestKeysCoalesce(t *testing.T) {
 	c.queue.ShutDownWithDrain()
 	if n := out.Count("worker1  sync      " + ns + "/busy "); n != 1 {
 		t.Errorf("want exactly one sync for three changes, got %d:\n%s", n, out.String())
+	}
+}
+
+// 情境：worker 同步一個 key 的時候，這個 Pod 又變了。佇列不給第二份，也不讓另一個 worker 同時拿到它：
+// 處理函式說 key 正在同步；Done 之後 key 再被交出去一次，第二次同步讀到新的標籤。
+//
+// The story: while a worker syncs a key, the pod changes again. The queue
+// makes no second entry and gives the key to no other worker meanwhile: the
+// handler says the key is being synced; after Done the key is handed out
+// once more, and the second sync reads the new label.
+func TestChangeWhileSyncing(t *testing.T) {
+	ctx := t.Context()
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
+	testenv.CreatePod(t, cs, ns, "busy", map[string]string{"v": "1"})
+	opts := defaults
+	opts.workers = 2
+	// 同步要夠久，標籤的變化才一定在同步結束前到達。 / The sync is long enough for the label change to arrive before it ends.
+	opts.syncTime = 3 * time.Second
+	out := startStep(t, ns, opts)
+	out.Wait(t, 1, " sync      "+ns+"/busy ", "labels=v=1")
+	if _, err := scene.Label(ctx, cs, ns, "busy", "v", new("2")); err != nil {
+		t.Fatal(err)
+	}
+	out.Wait(t, 1, " sync      "+ns+"/busy ", "labels=v=2")
+	testenv.WantOrder(t, out.String(),
+		" sync      "+ns+"/busy ", "labels=v=1",
+		"fifo     Updated   "+ns+"/busy ",
+		"-- "+ns+"/busy is being synced: the workqueue hands it out once more after Done",
+		" sync      "+ns+"/busy ", "labels=v=2")
+	if n := out.Count("is already waiting in the workqueue"); n != 0 {
+		t.Errorf("a key being synced is not waiting in the queue, yet %d notes say so:\n%s", n, out.String())
 	}
 }
 
@@ -420,7 +454,7 @@ func TestWorkersAndBurst(t *testing.T) {
 		if p, s := atoi(t, pushed), atoi(t, synced); s >= p {
 			t.Errorf("the page shows %d syncs for %d pushes; it should show the merging", s, p)
 		}
-		if got, want := testenv.DOM(t, b, "#wq-merged", "data-merged"), strconv.Itoa(out.Count("is already queued")); got != want {
+		if got, want := testenv.DOM(t, b, "#wq-merged", "data-merged"), strconv.Itoa(out.Count("is already waiting in the workqueue")+out.Count("is being synced: ")); got != want {
 			t.Errorf("the page counts %s merged changes; the step printed %s", got, want)
 		}
 		for w := range workers {

@@ -84,8 +84,10 @@ func newController(factory informers.SharedInformerFactory, out io.Writer) (*con
 //
 // enqueue queues the key; the live page sees it (nothing is printed).
 func (c *controller) enqueue(key cache.ObjectName) {
-	c.queue.Add(key)
+	// 先報再放：worker 可能立刻取走這個 key，它的 Get 不該排在這一筆前面。
+	// Report, then queue: a worker may take the key at once, and its Get must not come before this.
 	show.Quiet(c.out, "handler", "Add", key.String(), "queue.Add", show.OpAdd, show.Queued("workqueue"))
+	c.queue.Add(key)
 }
 
 // runController 建立控制器、啟動工廠、等處理函式同步，再啟動 worker，直到 ctx 結束。

@@ -102,6 +102,16 @@ func (s *Stream) Places(stageOf func(source string) string) {
 	s.stageOf = stageOf
 }
 
+// Also 再加一個 Sink，之後的每筆事件它都收得到（測試用它等待不印出的事件，例如 Done）。
+//
+// Also adds one more sink, which receives every event from then on (tests
+// use it to wait for events that are not printed, such as Done).
+func (s *Stream) Also(sink Sink) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sinks = append(s.sinks, sink)
+}
+
 // Start 是串流開始的時刻：每筆事件的 T 都從這裡算起（毫秒）。
 //
 // Start is when the stream began: every event's T counts from here (in

@@ -61,8 +61,10 @@ func StartLiveConfig(t testing.TB, c *Cluster, ns string, p liveview.Pipeline, r
 			t.Error(err)
 		}
 	})
+	stream := lv.Out().(*show.Stream)
+	stream.Also(out)
 	cfg := c.Config()
-	cfg.Wrap(cli.RequestEvents(lv.Out().(*show.Stream)))
+	cfg.Wrap(cli.RequestEvents(stream))
 	_, stop := Start(t, func(ctx context.Context, _ io.Writer) error { return run(ctx, cfg, lv.Out()) })
 	return out, lv, stop
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 )
 
 // WaitTimeout 是每一次等待的上限：本機叢集上的事件通常在幾十毫秒內送達。
@@ -52,6 +54,45 @@ func (d Describe) String() string { return d() }
 type Output struct {
 	mu  sync.Mutex
 	buf strings.Builder
+	// held 記著每個 key 被 worker 拿走（Get）還沒還回去（Done）的次數；只有接上事件串流的 Output 才有。
+	// held counts, per key, the Gets a worker has not yet answered with Done; only an Output fed the event stream has it.
+	held map[string]int
+}
+
+// Emit 讓 Output 也是一個 show.Sink：它記下每個 key 的 Get 與 Done，給 WaitIdle 用。
+//
+// Emit makes an Output a show.Sink too: it keeps track of each key's Get and
+// Done, for WaitIdle.
+func (o *Output) Emit(e show.Event) {
+	if e.Op != show.OpGet && e.Op != show.OpDone {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.held == nil {
+		o.held = map[string]int{}
+	}
+	if e.Op == show.OpGet {
+		o.held[e.Key]++
+	} else {
+		o.held[e.Key]--
+	}
+}
+
+// WaitIdle 等到 key 的每一次 Get 都有了 Done：印出 sync 那一行時，worker 還沒把 key 還給佇列，
+// 這時送來的變化會跟它合併（"already queued"）；要讓下一個變化單獨成為一次同步，就等到這裡。
+//
+// WaitIdle waits until every Get of key has had its Done: when the sync line
+// is printed the worker has not yet handed the key back, and a change that
+// arrives then merges with it ("already queued"); to make the next change a
+// sync of its own, wait for this first.
+func (o *Output) WaitIdle(t testing.TB, key string) {
+	t.Helper()
+	Poll(t, key+" handed back to the queue (Done); output so far:", func() bool {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		return o.held[key] == 0
+	}, o)
 }
 
 func (o *Output) Write(p []byte) (int, error) {
