@@ -84,6 +84,25 @@ sha256_of() {
 # 快取裡的小程式執行檔沒用多少天之後，下一次建置時刪掉。 / Days after which an unused helper binary goes at the next build.
 HELPER_KEEP_DAYS="${HELPER_KEEP_DAYS:-14}"
 
+# helper_key 印出小程式的輸入的雜湊：repo 的位置、Go 的版本與平台、go.mod、go.sum，以及 internal 底下每個不是測試的檔案，
+# 包括內嵌進執行檔的（即時頁面的 .js、.css、.html）：少了它們，改了頁面的人會拿到舊的頁面。
+# helper_key prints the hash of a helper's inputs: the repository's location, the Go version and platform, go.mod,
+# go.sum, and every file under internal that is not a test, embedded ones included (the live page's .js, .css, .html):
+# without them, whoever changed the page would get the old one.
+helper_key() {
+  local file
+  (
+    cd "${REPO_ROOT}" || exit 1
+    printf '%s\n' "${REPO_ROOT}"
+    go env GOVERSION GOOS GOARCH
+    find go.mod go.sum internal -type f ! -name '*_test.go' ! -path '*/testdata/*' | LC_ALL=C sort |
+      while IFS= read -r file; do
+        printf '%s\n' "${file}"
+        cat "${file}"
+      done
+  ) | sha256_of | cut -c 1-16
+}
+
 # helper_bin 印出 internal/cmd/NAME 建好的執行檔路徑；只有原始碼、go.mod、Go 版本或 repo 位置變了才重新建置，
 # 所以第二次起不用等 go build。執行檔放在每個使用者的快取裡，以這些輸入的雜湊命名。每次使用都會標記它用過；
 # 建置時，同一個小程式超過 HELPER_KEEP_DAYS 天沒用的執行檔（舊的原始碼、別的 clone）與中斷的建置留下的半成品會被刪掉。
@@ -92,20 +111,9 @@ HELPER_KEEP_DAYS="${HELPER_KEEP_DAYS:-14}"
 # named after a hash of those inputs. Each use marks the binary as used; a build removes the same helper's binaries unused
 # for HELPER_KEEP_DAYS days (older sources, other clones) and half-written ones an interrupted build left behind.
 helper_bin() {
-  local name="$1" dir key bin file
+  local name="$1" dir bin
   dir="${XDG_CACHE_HOME:-$HOME/.cache}/informer-walkthrough/bin"
-  key="$(
-    cd "${REPO_ROOT}" || exit 1
-    printf '%s\n' "${REPO_ROOT}"
-    go env GOVERSION GOOS GOARCH
-    find go.mod go.sum internal -type f \( -name '*.go' -o -name 'go.*' \) ! -name '*_test.go' | LC_ALL=C sort |
-      while IFS= read -r file; do
-        printf '%s\n' "${file}"
-        cat "${file}"
-      done
-  )"
-  key="$(printf '%s' "${key}" | sha256_of | cut -c 1-16)"
-  bin="${dir}/${name}-${key}"
+  bin="${dir}/${name}-$(helper_key)"
   if [[ -x "${bin}" ]]; then
     touch "${bin}" 2>/dev/null || true
   else

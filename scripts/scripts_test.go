@@ -726,3 +726,57 @@ func TestHelperCacheIsPruned(t *testing.T) {
 		t.Errorf("%s was used but not marked as used: %v, %v", built, fi.ModTime(), err)
 	}
 }
+
+// 情境：小程式的快取鍵涵蓋內嵌進執行檔的檔案。改了即時頁面的 style.css，鍵就變了（下一次會重新建置）；
+// 改了測試檔或 testdata，鍵不變。
+//
+// The story: the helper cache key covers the files embedded in the binary.
+// Changing the live page's style.css changes the key (the next run builds
+// again); changing a test file or testdata does not.
+func TestHelperKeyCoversEmbeddedFiles(t *testing.T) {
+	root := t.TempDir()
+	lib, err := os.ReadFile("lib.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"scripts/lib.sh":                         string(lib),
+		"go.mod":                                 "module example\n",
+		"go.sum":                                 "",
+		"internal/liveview/page/style.css":       "body { margin: 0; }\n",
+		"internal/liveview/serve.go":             "package liveview\n",
+		"internal/liveview/serve_test.go":        "package liveview\n",
+		"internal/liveview/testdata/x.recording": "{}\n",
+	}
+	write := func(name, text string) {
+		t.Helper()
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, text := range files {
+		write(name, text)
+	}
+	key := func() string {
+		t.Helper()
+		out, err := exec.Command("bash", "-c", `source "$1" && helper_key`, "bash", filepath.Join(root, "scripts", "lib.sh")).CombinedOutput()
+		if err != nil {
+			t.Fatalf("helper_key: %v\n%s", err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	before := key()
+	write("internal/liveview/serve_test.go", "package liveview // changed\n")
+	write("internal/liveview/testdata/x.recording", "{\"changed\":true}\n")
+	if got := key(); got != before {
+		t.Errorf("changing a test file and testdata changed the key (%s -> %s): every test edit would rebuild the helpers", before, got)
+	}
+	write("internal/liveview/page/style.css", "body { margin: 1px; }\n")
+	if got := key(); got == before {
+		t.Errorf("changing the embedded style.css left the key %s: the helper would serve the old page", got)
+	}
+}
