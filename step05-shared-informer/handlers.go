@@ -87,7 +87,7 @@ func slowHandler(ctx context.Context, opts options, out io.Writer, printed *atom
 	// done 不必加鎖：同一個處理函式的呼叫由它的 processorListener 一個接一個送來，從不並行。
 	// done needs no lock: one handler's calls come one after another from its processorListener, never at once.
 	var done int64
-	// 它說的是過去（Behind）：頁面把它畫成自己那一道上的舊狀態，不拿它當快取現在的樣子。
+	// 它說的是過去（Behind）：頁面把它畫成自己那條 lane 上的舊狀態，不拿它當快取現在的樣子。
 	// It tells of the past (Behind): the page draws it as an old state in its own lane, never as what the cache holds now.
 	line := func(what, key, detail string, saw show.Field) {
 		done++

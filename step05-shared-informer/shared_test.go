@@ -67,7 +67,7 @@ func demo(t *testing.T, cs kubernetes.Interface, ns string, out *testenv.Output)
 	})
 }
 
-// 情境：README 的導覽。一個 Pod 已經存在；工廠啟動、同步；晚到的處理函式拿到合成的新增後被移除；
+// 情境：README 的導覽。一個 Pod 已經存在；工廠啟動、同步；晚到的處理函式拿到補送的合成 OnAdd 後被移除；
 // lister 從快取回應；然後 "demo" 被建立、加標籤、刪除，printer 看到每一個變化，late 一個都沒看到。
 //
 // The story: the README's tour. One pod exists; the factory starts and

@@ -688,7 +688,7 @@ func TestPageControlsFollowTheStep(t *testing.T) {
 }
 
 // 情境：一個共享 informer 的慢處理函式在 Pod 已經刪除之後才收到它的 OnAdd：那是它自己的積壓。快取裡已經沒有
-// 這個 Pod，頁面的快取也不能讓它回來；它在慢的那一道上畫成一個落後的舊事件，而不是復活的 Pod。
+// 這個 Pod，頁面的快取也不能讓它回來；它在慢的那條 lane 上畫成一個落後的舊事件，而不是復活的 Pod。
 //
 // The story: a shared informer's slow handler gets a pod's OnAdd after the
 // pod was deleted: that is its own backlog. The cache holds the pod no
