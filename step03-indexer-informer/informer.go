@@ -259,7 +259,14 @@ func showIndex(out io.Writer, indexer cache.Indexer, key string, before, after *
 		}
 		parts = append(parts, fmt.Sprintf("%s=[%s%s; %s …]", app, show.Pods(len(pods)), change, strings.Join(first, " ")))
 	}
-	show.With(show.At("indexer"), show.Index(buckets, sizes)).Note(out, "index %s: %s", byApp, strings.Join(parts, " "))
+	// 頁面上 Indexer 那一格顯示的 resourceVersion，是這次變化的 Pod 的。 / The resourceVersion the page's Indexer box shows is the changed pod's.
+	rv := ""
+	for _, p := range []*corev1.Pod{before, after} {
+		if p != nil {
+			rv = p.ResourceVersion
+		}
+	}
+	show.With(show.At("indexer"), show.Index(buckets, sizes), show.RV(rv)).Note(out, "index %s: %s", byApp, strings.Join(parts, " "))
 }
 
 // smallest 回傳 objs 裡 key 最小的 n 個 Pod 的 key（已排序），只走過 objs 一次，只替留下來的組出字串。

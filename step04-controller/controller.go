@@ -254,10 +254,10 @@ func (c *controller) handleErr(worker, key string, err error) {
 		// can be printed.
 		delay := c.rateLimiter.When(key)
 		show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; retry %d/%d in %s", err, retries+1, c.opts.maxRetries, delay),
-			show.Retrying(retries+1, c.opts.maxRetries, delay))
+			show.Retrying(retries+1, c.opts.maxRetries, delay), show.From("indexer"))
 		c.queue.AddAfter(key, delay)
 		return
 	}
 	c.queue.Forget(key)
-	show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; giving up after %d retries (dropped from the queue)", err, retries), show.OpDrop)
+	show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; giving up after %d retries (dropped from the queue)", err, retries), show.OpDrop, show.From("indexer"))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
@@ -21,17 +22,17 @@ type printingQueue struct {
 }
 
 func (q *printingQueue) Add(obj any) error {
-	show.Line(q.out, "queue", "Add", key(obj), "-> one Added delta", show.OpPush)
+	show.Line(q.out, "queue", "Add", key(obj), "-> one Added delta", show.OpPush, saw(obj, false))
 	return q.RealFIFO.Add(obj)
 }
 
 func (q *printingQueue) Update(obj any) error {
-	show.Line(q.out, "queue", "Update", key(obj), "-> one Updated delta", show.OpPush)
+	show.Line(q.out, "queue", "Update", key(obj), "-> one Updated delta", show.OpPush, saw(obj, false))
 	return q.RealFIFO.Update(obj)
 }
 
 func (q *printingQueue) Delete(obj any) error {
-	show.Line(q.out, "queue", "Delete", key(obj), "-> one Deleted delta", show.OpPush)
+	show.Line(q.out, "queue", "Delete", key(obj), "-> one Deleted delta", show.OpPush, saw(obj, true))
 	return q.RealFIFO.Delete(obj)
 }
 
@@ -72,4 +73,18 @@ func keys(objs []any) []string {
 		out = append(out, key(obj))
 	}
 	return out
+}
+
+// saw 給即時頁面：推進來的 Pod 此刻的樣子（它的 resourceVersion 就是佇列這一格顯示的那個）；
+// 刪除時是它最後的樣子。
+//
+// saw is for the live page: the pushed pod as it is now (its
+// resourceVersion is the one the queue's box shows); for a delete, its last
+// state.
+func saw(obj any, deleted bool) show.Field {
+	pod, _ := obj.(*corev1.Pod) // 這個 informer 只推進 Pod。 / This informer only pushes pods.
+	if deleted {
+		return show.Gone(pod)
+	}
+	return show.Saw(pod)
 }

@@ -140,11 +140,11 @@ func (c *controller) processNextItem(worker string) bool {
 		c.queue.Forget(key)
 	case c.queue.NumRequeues(key) < maxRetries:
 		show.Line(c.out, worker, "FAILED", key.String(), fmt.Sprintf("%v; retry %d/%d", err, c.queue.NumRequeues(key)+1, maxRetries),
-			show.Retrying(c.queue.NumRequeues(key)+1, maxRetries, 0))
+			show.Retrying(c.queue.NumRequeues(key)+1, maxRetries, 0), show.From("informer"))
 		c.queue.AddRateLimited(key)
 	default:
 		c.queue.Forget(key)
-		show.Line(c.out, worker, "FAILED", key.String(), fmt.Sprintf("%v; giving up after %d retries", err, maxRetries), show.OpDrop)
+		show.Line(c.out, worker, "FAILED", key.String(), fmt.Sprintf("%v; giving up after %d retries", err, maxRetries), show.OpDrop, show.From("informer"))
 	}
 	return true
 }

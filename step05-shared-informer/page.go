@@ -2,7 +2,7 @@ package main
 
 import "github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
 
-// page 是這一步在即時頁面（--ui）上的樣子。導覽：一個共享 informer，後面並排著每個處理函式自己的一道
+// page 是這一步在即時頁面（--ui）上的樣子。導覽：一個共享 informer，後面並排著每個處理函式自己的 lane
 // （printer、--slow-handler 時的 slow、Start 之後才加的 late），各自照自己的步調收到同樣的事件；lister 從
 // informer 的快取讀（虛線）。--controller：處理函式把 key 放進 workqueue，worker 透過 lister 讀。
 //
@@ -48,7 +48,7 @@ func page(opts options) liveview.Pipeline {
 		p.Variant = liveview.Text{En: "--slow-handler", Zh: "--slow-handler"}
 		lanes = append(lanes, lane("slow", len(lanes), "takes its time: its processorListener buffers the rest", "慢慢處理：其餘的排在它的 processorListener 的緩衝區"))
 	}
-	lanes = append(lanes, lane("late", len(lanes), "added after Start: synthetic adds from the cache", "Start 之後才加：從快取來的合成新增"))
+	lanes = append(lanes, lane("late", len(lanes), "added after Start: synthetic adds from the cache", "Start 之後才加：從快取補送合成的 OnAdd"))
 	for _, l := range lanes {
 		p.Stages = append(p.Stages, l)
 		p.Edges = append(p.Edges, liveview.Edge{From: "informer", To: l.ID, Kind: liveview.Flow})

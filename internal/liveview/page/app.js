@@ -89,12 +89,16 @@ LV.App = class {
     this.ended = true;
     if (error) this.banner(LV.t("readError") + ": " + error);
     document.body.dataset.synced = "true";
-    this.controls.restore(this.params);
+    const atStop = this.controls.restore(this.params);
     const at = this.params.get("at");
+    // ?stop=… 已經停在那一站（?at=… 再把游標放到確切的那一刻）；之後的「下一站」從那裡往下走。
+    // ?stop=… is already at that stop (?at=… then puts the cursor at the exact moment); "next" goes on from there.
     if (at === "end") {
       this.toEnd();
     } else if (at !== null && at !== "") {
       this.seek(this.indexOfSeq(Number(at)));
+    } else if (atStop) {
+      return;
     } else if (this.controls.tour) {
       this.controls.tourStart();
     } else {

@@ -139,14 +139,18 @@ LV.Controls = class {
   embed() {
     document.body.classList.add("embed");
     const tell = () => {
-      if (window.parent !== window) window.parent.postMessage({ type: "informer-walkthrough:height", height: document.documentElement.scrollHeight }, "*");
+      // 量 body 本身，不量整份文件：文件至少跟 iframe 一樣高，iframe 就只會變高、永遠縮不回來。
+      // Measure the body, not the document: the document is at least as tall as the iframe, which could then only grow.
+      const height = Math.ceil(document.body.getBoundingClientRect().height);
+      if (window.parent !== window) window.parent.postMessage({ type: "informer-walkthrough:height", height: height }, "*");
     };
     new ResizeObserver(tell).observe(document.body);
     tell();
   }
 
   // restore 依網址還原：語言、速度、簡報模式、選取的 key、解說的哪一站（?lang=zh-TW&speed=2&presenter=1&key=…&stop=…）。
-  // restore sets what the address says: language, speed, presenter mode, the selected key, the tour stop.
+  // restore sets what the address says: language, speed, presenter mode, the selected key, the tour stop. It returns
+  // true when it went to a tour stop.
   restore(params) {
     const lang = params.get("lang");
     if (lang === "zh-TW" || lang === "zh") this.setLang("zh");
@@ -158,9 +162,11 @@ LV.Controls = class {
     if (key) this.app.select(key);
     const stop = params.get("stop");
     if (this.tour && stop !== null && stop !== "") {
-      this.goStop(Math.max(0, Math.min(this.tour.stops.length - 1, Number(stop) - 1)), false);
       this.restoredStop = true;
+      this.goStop(Math.max(0, Math.min(this.tour.stops.length - 1, Number(stop) - 1)), false);
+      return true;
     }
+    return false;
   }
 
   // saveURL 把目前的樣子寫進網址（不增加瀏覽紀錄），複製下來的連結就開啟同一個畫面。
@@ -194,16 +200,24 @@ LV.Controls = class {
   setTour(tour) {
     this.tour = tour && tour.stops && tour.stops.length ? tour : null;
     this.stop = -1;
-    this.stopAt = new Map();
+    this.stopAt = null;
     document.body.classList.toggle("has-tour", !!this.tour);
-    if (!this.tour || !this.app.timeline) return;
-    this.tour.stops.forEach((s, i) => this.stopAt.set(this.app.indexOfSeq(s.seq), i));
-    document.getElementById("tour-count").textContent = "/" + this.tour.stops.length;
+    if (this.tour) document.getElementById("tour-count").textContent = "/" + this.tour.stops.length;
   }
 
+  // stopIndex 把游標的位置對應到站；整份錄製檔讀完才建立（之前位置還會變）。
+  // stopIndex maps cursor positions to stops; it is built once the whole recording is in (until then positions move).
+  stopIndex() {
+    if (this.stopAt) return this.stopAt;
+    const index = new Map();
+    if (!this.tour || !this.app.ended) return index;
+    this.tour.stops.forEach((s, i) => index.set(this.app.indexOfSeq(s.seq), i));
+    return (this.stopAt = index);
+  }
+
+  // tourStart 從頭開始解說。 / tourStart begins the tour from the start.
   tourStart() {
-    this.setTour(this.tour);
-    if (this.restoredStop) return;
+    this.stop = -1;
     this.app.following = false;
     this.app.cursor = 0;
     this.app.play();
@@ -213,8 +227,7 @@ LV.Controls = class {
   // atStop returns true when playing reaches a stop (playing then stops there), and shows that stop.
   atStop(cursor) {
     if (!this.tour) return false;
-    if (!this.stopAt.size) this.setTour(this.tour);
-    const i = this.stopAt.get(cursor);
+    const i = this.stopIndex().get(cursor);
     if (i === undefined || i === this.stop) return false;
     this.stop = i;
     this.revealed = !this.tour.stops[i].question;

@@ -22,6 +22,13 @@ LV.el = function (tag, attrs, text, children) {
 };
 
 const SVG = "http://www.w3.org/2000/svg";
+// CHANNEL 是格子下方兩條通道之間的距離：夠放一行標籤，上下兩條的字才不會疊在一起。
+// CHANNEL is the distance between two channels below the grid: room for a line of label text, so two labels never
+// overlap.
+const CHANNEL = 22;
+// FIT_FLOOR 是 LV.fit 縮小字體的下限（px）：再小，投影到教室後面就讀不出來了。
+// FIT_FLOOR is the smallest font LV.fit shrinks to (px): any smaller and the back of a room cannot read it.
+const FIT_FLOOR = 11;
 LV.svg = function (tag, attrs) {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
@@ -96,6 +103,7 @@ LV.Renderer = class {
         LV.el("div", { class: "gauge-row" }, null, [LV.gauge(), LV.el("span", { class: "depth" }, "")]),
         LV.el("ol", { class: "requests" }),
         LV.el("div", { class: "tokens" }),
+        LV.el("span", { class: "now-badge", hidden: "" }, ""),
       ]);
       box.style.gridColumn = String(s.rank + 1);
       box.style.gridRow = alone ? "1 / span " + rows : String(s.row + 1);
@@ -128,6 +136,14 @@ LV.Renderer = class {
     const grid = this.root.querySelector("#pipeline");
     const layer = this.edgeLayer;
     if (!layer || !grid.isConnected) return;
+    const rank = {};
+    for (const s of this.pipeline.stages) rank[s.id] = s.rank;
+    // 最後一欄裡的同欄邊從方框右側繞過去：格子右邊留出它的位置，才不會畫到畫面外。
+    // A same-column edge in the last column curves round the boxes' right side: the grid leaves room for it there, so
+    // it is not drawn off the page.
+    const lastRank = Math.max(...this.pipeline.stages.map((s) => s.rank));
+    const curveRight = (this.pipeline.edges || []).some((e) => rank[e.from] === rank[e.to] && rank[e.from] === lastRank);
+    grid.style.paddingRight = curveRight ? "30px" : "";
     const origin = grid.getBoundingClientRect();
     const rect = (id) => {
       const r = this.boxes[id].getBoundingClientRect();
@@ -135,8 +151,6 @@ LV.Renderer = class {
     };
     let bottom = 0;
     for (const id of Object.keys(this.boxes)) bottom = Math.max(bottom, rect(id).b);
-    const rank = {};
-    for (const s of this.pipeline.stages) rank[s.id] = s.rank;
     layer.replaceChildren(LV.svg("defs"));
     const defs = layer.firstChild;
     for (const kind of ["flow", "read", "write"]) {
@@ -156,9 +170,15 @@ LV.Renderer = class {
         // 相鄰兩欄之間的縫太窄，放不下標籤：它只當作提示（title）。 / The gap between two neighbouring columns is too narrow for a label: it is a tooltip only.
         const x1 = a.r, y1 = a.cy, x2 = b.l, y2 = b.cy, mx = (x1 + x2) / 2;
         d = y1 === y2 ? `M${x1},${y1} L${x2},${y2}` : `M${x1},${y1} C${mx},${y1} ${mx},${y2} ${x2},${y2}`;
+      } else if (rank[e.to] === rank[e.from]) {
+        // 同一欄的兩個方框：從右側繞一個弧線過去；標籤只當作提示，才不會壓在旁邊那一欄上。
+        // Two boxes in one column: a curve round their right side; the label is a tooltip only, so it never lies on
+        // the next column.
+        const x1 = a.r, y1 = a.cy, x2 = b.r, y2 = b.cy, bulge = 26;
+        d = `M${x1},${y1} C${x1 + bulge},${y1} ${x2 + bulge},${y2} ${x2},${y2}`;
       } else {
         channel++;
-        const y = bottom + 10 + channel * 14;
+        const y = bottom + 10 + channel * CHANNEL;
         const x1 = a.cx + (rank[e.to] < rank[e.from] ? -12 : 12), x2 = b.cx + (rank[e.to] < rank[e.from] ? 12 : -12);
         d = `M${x1},${a.b} L${x1},${y} L${x2},${y} L${x2},${b.b}`;
         label = { x: (x1 + x2) / 2, y: y - 4 };
@@ -174,10 +194,10 @@ LV.Renderer = class {
       }
       this.edgeNodes[e.from + ">" + e.to] = { path: path, text: text, label: LV.pick(e.label) };
     }
-    const height = Math.max(bottom, 0) + (channel ? 18 + channel * 14 : 0);
+    const height = Math.max(bottom, 0) + (channel ? 18 + channel * CHANNEL : 0);
     layer.setAttribute("width", String(Math.ceil(origin.width)));
     layer.setAttribute("height", String(Math.ceil(height)));
-    grid.style.paddingBottom = channel ? 14 + channel * 14 + "px" : "";
+    grid.style.paddingBottom = channel ? 14 + channel * CHANNEL + "px" : "";
     if (this.lastState) this.renderEdges(this.lastState);
     for (const box of Object.values(this.boxes)) {
       LV.fit(box.querySelector("h2"));
@@ -216,7 +236,7 @@ LV.Renderer = class {
       const extra = box.querySelector(".extra");
       const parts = [];
       // 簡報模式裡方框窄，resourceVersion 寫成 rv（提示裡是全名）。 / In presenter mode the boxes are narrow: resourceVersion shows as rv (the tooltip has it whole).
-      if (st.rv) parts.push((document.body.classList.contains("presenter") ? "rv" : LV.t("resourceVersion")) + " " + st.rv);
+      if (st.rv) parts.push((document.body.classList.contains("presenter") || document.body.classList.contains("embed") ? "rv" : LV.t("resourceVersion")) + " " + st.rv);
       if (st.skips) parts.push(LV.t("skipped") + " " + st.skips);
       extra.textContent = parts.join(" · ");
       extra.title = st.rv ? "resourceVersion " + st.rv : "";
@@ -228,10 +248,17 @@ LV.Renderer = class {
       const order = [];
       path.forEach((id, i) => i >= from && id === s.id && order.push(i + 1));
       box.classList.toggle("on-path", order.length > 0);
+      // 剛剛發生事件的方框有個外框；被擋下（skip）時還寫著「擋下」。 / The box where the latest event happened gets a ring; a skip also says so.
+      const now = state.now.stage === s.id;
+      box.classList.toggle("now", now);
+      box.dataset.now = now ? state.now.op || "note" : "";
+      const badge = box.querySelector(".now-badge");
+      badge.hidden = !(now && state.now.op === "skip");
+      badge.textContent = LV.t("skipped");
       box.dataset.order = order.join(" ");
       const list = box.querySelector(".requests");
       if (s.id === (this.requestStage = this.requestStage || this.stageOfOp("request"))) {
-        list.replaceChildren(...state.requests.map((r) => LV.el("li", { "data-seq": r.seq }, (r.req.method || "") + " " + (r.req.path || "") + (r.req.query ? "?" + r.req.query : "") + " → " + (r.req.status || ""))));
+        list.replaceChildren(...state.requests.map((r) => LV.el("li", { "data-seq": r.seq, title: (r.req.method || "") + " " + (r.req.path || "") + (r.req.query ? "?" + r.req.query : "") }, LV.request(r.req))));
       }
     }
   }
@@ -260,7 +287,7 @@ LV.Renderer = class {
     }
   }
 
-  // renderTokens 把每個 key 的標記放進它現在所在的階段（處理函式的每一道各有自己的標記）；移動時用 FLIP 動畫
+  // renderTokens 把每個 key 的標記放進它現在所在的階段（處理函式的每條 lane 各有自己的標記）；移動時用 FLIP 動畫
   // 滑過去（先量舊位置，移過去，再從舊位置動到新位置），讓人看得見它從哪裡來。
   // renderTokens puts each key's token in the stage where it is now (each handler's lane has tokens of its own); a
   // move slides there with a FLIP animation (measure the old position, move the node, animate from the old position
@@ -486,14 +513,35 @@ LV.setGauge = function (svg, value) {
   svg.querySelector(".bar").setAttribute("width", w.toFixed(1));
 };
 
-// LV.fit 在文字放不進它的方框時把字縮小（最多到 60 %），長的識別字就不必斷在字中間。
-// LV.fit shrinks a text that does not fit its box (down to 60 % at most), so a long identifier need not break inside
-// a word.
+// LV.request 把一個請求寫短：路徑只留最後一段（完整的在提示裡），查詢字串解碼，labelSelector=app=demo 才讀得出來。
+// LV.request writes a request short: only the path's last segment (the tooltip has it whole), and the query decoded,
+// so labelSelector=app=demo reads as such.
+LV.request = function (req) {
+  const path = req.path || "";
+  const last = path.slice(path.lastIndexOf("/") + 1);
+  let query = req.query || "";
+  try {
+    query = decodeURIComponent(query.replace(/\+/g, " "));
+  } catch (e) {
+    // 解不開就照原樣。 / Left as it is when it does not decode.
+  }
+  return (req.method || "") + " …/" + last + (query ? "?" + query : "") + " → " + (req.status || "");
+};
+
+// LV.fit 在文字放不進它的方框時把字縮小（不小於 FIT_FLOOR），長的識別字就不必斷在字中間。
+// LV.fit shrinks a text that does not fit its box (no smaller than FIT_FLOOR), so a long identifier need not break
+// inside a word.
 LV.fit = function (node) {
   if (!node) return;
   node.style.fontSize = "";
+  node.classList.remove("cramped");
   const base = parseFloat(getComputedStyle(node).fontSize);
-  for (let f = 0.95; node.scrollWidth > node.clientWidth + 1 && f >= 0.6; f -= 0.05) node.style.fontSize = (base * f).toFixed(1) + "px";
+  const over = () => node.scrollWidth > node.clientWidth + 1;
+  for (let f = 0.95; over() && base * f >= FIT_FLOOR; f -= 0.05) node.style.fontSize = (base * f).toFixed(1) + "px";
+  // 縮到最小還放不下：標題在任何地方斷行，方框的說明就不顯示（名字與數字才是方框的重點）。
+  // Still too wide at the smallest size: a title breaks anywhere, and a box's caption is not shown (its name and
+  // numbers are what the box is for).
+  if (over()) node.classList.add("cramped");
 };
 
 // LV.hopMs 是一次標記移動的動畫長度：1× 時 450 ms，依播放速度縮放；使用者要求減少動態時是 0。

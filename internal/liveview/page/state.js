@@ -54,6 +54,7 @@ LV.State = class {
     this.note = ""; // the latest narration line
     this.noteSeq = 0;
     this.undrawn = 0; // events with an op this page does not know
+    this.now = { stage: "", op: "" }; // where the latest event happened, and what it was
   }
 
   apply(e) {
@@ -73,9 +74,14 @@ LV.State = class {
     const stage = e.stage && this.stages[e.stage] ? e.stage : "";
     if (stage) {
       const st = this.stages[stage];
-      // Get 與 Done 是 worker 的簿記：標記的移動畫出它們，方框不把它們算成事件。
-      // Get and Done are a worker's bookkeeping: the token's moves show them, and the box does not count them as events.
-      if (op !== "get" && op !== "done") st.count++;
+      // 最近一筆事件發生在哪裡（請求除外：它們畫在 API server 那一格的清單裡）：連看不進去的方框也標得出來。
+      // Where the latest event happened (requests aside: they show in the API server's list): even a box you cannot
+      // see into is marked.
+      if (op !== "request") this.now = { stage: stage, op: op };
+      // Get 與 Done 是 worker 的簿記：標記的移動畫出它們，方框不把它們算成事件；沒有 op 的說明行也不算。
+      // Get and Done are a worker's bookkeeping: the token's moves show them, and the box does not count them as
+      // events; nor a narration line without an op.
+      if (op ? op !== "get" && op !== "done" : !e.note) st.count++;
       if (op === "bookmark") st.bookmarks++;
       if (op === "skip") st.skips++;
       const rv = e.rv || (e.obj && e.obj.rv);
@@ -174,10 +180,23 @@ LV.State = class {
         if (!LV.isKey(key)) continue;
         if (e.into && this.stages[e.into]) {
           // 放進佇列：從這個階段，沿著邊，到 into。 / Queued: from this stage, along the edge, into into.
-          this.hop(key, stage, key !== e.key ? e.key : "");
-          this.place(key, e.into, op === "merge" ? "merged" : "waiting");
+          // 已經在那裡等的 key 再被放進去，也是合併（例如 controller-runtime 的對應函式被呼叫兩次）。
+          // A key put where it already waits merges too (controller-runtime's map function called twice, say).
+          const t = this.tokens[key];
+          const merged = op === "merge" || (t && t.stage === e.into && (t.kind === "waiting" || t.kind === "merged"));
+          if (key === e.key) {
+            this.hop(key, stage);
+            this.place(key, e.into, merged ? "merged" : "waiting");
+          } else {
+            // 因為另一個 key 而被放進去（例如 Pod 的變化讓 tally 排隊）：這個 key 本身沒去過 stage，
+            // 它的路徑直接多一站 into，記著是誰帶它來的。
+            // Put there because of another key (a pod's change queueing a tally, say): this key itself never was at
+            // stage; its path gains into directly, noting which key brought it.
+            this.touchEdge(stage, e.into, op);
+            this.place(key, e.into, merged ? "merged" : "waiting", e.key);
+          }
           delete wq.dropped[key];
-          if (op === "merge") wq.merged++;
+          if (merged) wq.merged++;
         } else if (stage) {
           this.place(key, stage, "object");
         }
@@ -191,7 +210,10 @@ LV.State = class {
       const lane = (this.lanes[stage] = this.lanes[stage] || {});
       const behind = typeof e.behind === "number" ? e.behind : 0;
       lane[key] = { seq: this.seq, kind: e.obj && e.obj.gone ? "gone" : behind > 0 ? "old" : "object", behind: behind };
-      this.hop(key, stage);
+      // lane 是旁支：算它的邊，但不把它記進 key 的路徑（路徑只走主線）。
+      // A lane is a branch: count its edge, but keep it off the key's path (the path follows the main line).
+      const path = this.paths[key] || [];
+      if (path.length) this.touchEdge(path[path.length - 1].stage, stage, "hop");
       return;
     }
     switch (op) {
@@ -260,9 +282,9 @@ LV.State = class {
     if (path.length > PATH_LIMIT) path.shift();
   }
 
-  place(key, stage, kind) {
+  place(key, stage, kind, via) {
     if (!stage || !this.byId[stage] || this.byId[stage].opaque) return;
-    this.hop(key, stage);
+    this.hop(key, stage, via);
     if (kind === "waiting" || kind === "merged") this.paths[key][this.paths[key].length - 1].queued = true;
     if (!this.tokens[key] && Object.keys(this.tokens).length >= TOKEN_LIMIT) {
       // 太多時丟掉最久沒動的那一個。 / Too many: the one unmoved the longest goes.
