@@ -538,9 +538,9 @@ LV.fit = function (node) {
   const base = parseFloat(getComputedStyle(node).fontSize);
   const over = () => node.scrollWidth > node.clientWidth + 1;
   for (let f = 0.95; over() && base * f >= FIT_FLOOR; f -= 0.05) node.style.fontSize = (base * f).toFixed(1) + "px";
-  // 縮到最小還放不下：標題在任何地方斷行，方框的說明就不顯示（名字與數字才是方框的重點）。
-  // Still too wide at the smallest size: a title breaks anywhere, and a box's caption is not shown (its name and
-  // numbers are what the box is for).
+  // 縮到最小還放不下：方框的說明就不顯示（名字與數字才是方框的重點）；嵌入模式的標題改回可以在空白處斷行。
+  // Still too wide at the smallest size: a box's caption is not shown (its name and numbers are what the box is for);
+  // an embed's title may wrap at its spaces again.
   if (over()) node.classList.add("cramped");
 };
 
