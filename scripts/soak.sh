@@ -19,6 +19,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 GO_TEST_FLAGS="${GO_TEST_FLAGS:-}"
 # 要跑的套件。 / The packages to run.
 PACKAGES="${PACKAGES:-./...}"
+# 1：每一輪都在 race detector 底下跑（步驟以執行檔跑時也帶著它）；0：一般地跑（預設）。
+# 1: every round runs under the race detector (a step run as a binary has it too); 0: a plain run (the default).
+RACE="${RACE:-0}"
 # 失敗那幾次的輸出放在這裡。 / Where the failing rounds' output goes.
 KEEP="${KEEP:-${TMPDIR:-/tmp}/soak-$(date +%Y%m%d-%H%M%S)}"
 
@@ -39,16 +42,21 @@ failures() {
 }
 
 main() {
-  local rounds="${1:-}" round failed=0 list started=${SECONDS}
+  local rounds="${1:-}" round failed=0 list started=${SECONDS} race=""
   [[ "${rounds}" =~ ^[1-9][0-9]*$ && $# == 1 ]] || die "usage: scripts/soak.sh N (how many rounds of go test ${PACKAGES})"
+  case "${RACE}" in
+  0) ;;
+  1) race="-race" ;;
+  *) die "RACE must be 0 or 1, not '${RACE}'" ;;
+  esac
   command -v go >/dev/null 2>&1 || die "go is not installed (see README.md for the version)"
   "${REPO_ROOT}/scripts/build-controlplane.sh"
   trap cleanup EXIT
   LOGS="$(mktemp -d)"
   for round in $(seq "${rounds}"); do
-    log "round ${round} of ${rounds}: go test -count=1 ${PACKAGES} ($(seconds_since "${started}") so far)"
+    log "round ${round} of ${rounds}: go test -count=1 ${race:+${race} }${PACKAGES} ($(seconds_since "${started}") so far)"
     # shellcheck disable=SC2086 # 要拆開的參數清單。 / Lists of arguments to split.
-    (cd "${REPO_ROOT}" && go test -json -count=1 ${GO_TEST_FLAGS} ${PACKAGES}) >"${LOGS}/${round}.json" 2>&1 || true
+    (cd "${REPO_ROOT}" && go test -json -count=1 ${race} ${GO_TEST_FLAGS} ${PACKAGES}) >"${LOGS}/${round}.json" 2>&1 || true
     list="$(failures "${LOGS}/${round}.json")"
     if [[ -n "${list}" ]]; then
       failed=$((failed + 1))

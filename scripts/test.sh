@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # test.sh：專案的測試指令。在全新的機器上也會自己準備好一切（包括控制平面），然後檢查格式、
-# 靜態分析、shell 腳本，連到真實的 kube-apiserver 執行 go test ./...，跑一輪步驟 05 的基準測試，
+# 靜態分析、shell 腳本，連到真實的 kube-apiserver 執行 go test ./...（課程在 race detector 底下），跑一輪步驟 05 的基準測試，
 # 最後在真的 kind 叢集上跑導覽與每一步（需要 Docker；TEST_KIND=no 可以略過，最後一行會說）。
 # The project's test command. On a fresh machine it sets up everything it needs (the control plane included), then checks
-# formatting, static analysis and the shell scripts, runs go test ./... against a real kube-apiserver and one round of
-# step 05's benchmark, and finally runs the walkthrough and every step on a real kind cluster (needs Docker; TEST_KIND=no
-# leaves that out, and the last line says so).
+# formatting, static analysis and the shell scripts, runs go test ./... against a real kube-apiserver (the lessons under
+# the race detector) and one round of step 05's benchmark, and finally runs the walkthrough and every step on a real kind
+# cluster (needs Docker; TEST_KIND=no leaves that out, and the last line says so).
 set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -16,6 +16,11 @@ GO_TEST_FLAGS="${GO_TEST_FLAGS:-}"
 # yes：在 kind 叢集上也跑導覽與每個步驟（預設）；no：不跑，最後一行會這樣說。
 # yes: also run the walkthrough and every step on a kind cluster (the default); no: leave them out, and the last line says so.
 TEST_KIND="${TEST_KIND:-yes}"
+# yes：internal、docs 與每一步的測試在 race detector 底下跑（預設；以執行檔跑的步驟也帶著它，見 internal/testenv 的 Build），
+# 取代一般的執行，不是多跑一次；no：全部一般地跑，快一些。
+# yes: the tests of internal, docs and every step run under the race detector (the default; a step run as a binary has
+# it too, see internal/testenv's Build), instead of a plain run, not as well as one; no: everything runs plain, faster.
+RACE="${RACE:-yes}"
 
 # 這次執行是否啟動了 Docker daemon（由 scripts/ci/docker.sh 啟動）；是的話，結束時停掉。 / Whether this run started a Docker daemon (through scripts/ci/docker.sh), to stop it at the end.
 STARTED_DOCKER=""
@@ -150,13 +155,33 @@ main() {
   no) ;;
   *) die "TEST_KIND must be yes or no, not '${TEST_KIND}'" ;;
   esac
+  [[ "${RACE}" == yes || "${RACE}" == no ]] || die "RACE must be yes or no, not '${RACE}'"
   phase "building (or reusing) the local control plane"
   "${REPO_ROOT}/scripts/build-controlplane.sh"
   phase "static checks"
   static_checks
-  phase "go test ./... against a real kube-apiserver"
-  # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
-  (cd "${REPO_ROOT}" && go test -count=1 ${GO_TEST_FLAGS} ./...)
+  case "${RACE}" in
+  yes)
+    # 課程的程式碼大多在測試的行程裡執行，其餘以 Build 建的執行檔執行：兩者都在 detector 底下。scripts 與 docs/yourown
+    # 的測試執行的是 shell 腳本與學習者自己的模組，照一般的方式跑。
+    # Most lesson code runs inside the test process, the rest as binaries Build makes: both are under the detector.
+    # The scripts and docs/yourown tests run shell scripts and a learner's own module, and run plain.
+    local plain
+    plain="$(cd "${REPO_ROOT}" && go list ./... | grep -v -e '/internal/' -e '/docs$' -e '/step0[0-9]-')"
+    phase "go test -race: internal, docs and every step, against a real kube-apiserver"
+    # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
+    (cd "${REPO_ROOT}" && go test -count=1 -race ${GO_TEST_FLAGS} ./internal/... ./docs ./step0*/)
+    phase "go test: the rest ($(echo "${plain}" | sed 's|.*/informer-walkthrough/||' | tr '\n' ' '))"
+    # shellcheck disable=SC2086 # 兩者都是要拆開的清單。 / Both are lists to split.
+    (cd "${REPO_ROOT}" && go test -count=1 ${GO_TEST_FLAGS} ${plain})
+    ;;
+  no)
+    phase "go test ./... against a real kube-apiserver (RACE=no: no race detector)"
+    # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
+    (cd "${REPO_ROOT}" && go test -count=1 ${GO_TEST_FLAGS} ./...)
+    ;;
+  *) die "RACE must be yes or no, not '${RACE}'" ;;
+  esac
   # 基準測試不在 go test ./... 裡執行；各跑一輪，確認它們仍然能量（每個 1000 個 Pod，約 10 秒）。
   # Benchmarks do not run under go test ./...; one round each proves they still measure (1000 pods each, about 10 s).
   phase "the heap benchmarks of steps 05 and 06, one round"

@@ -82,7 +82,8 @@ func keys(objs []any) []string {
 // resourceVersion is the one the queue's box shows); for a delete, its last
 // state.
 func saw(obj any, deleted bool) show.Field {
-	pod, _ := obj.(*corev1.Pod) // 這個 informer 只推進 Pod。 / This informer only pushes pods.
+	// 這個 informer 只推進 Pod。 / This informer only pushes pods.
+	pod, _ := obj.(*corev1.Pod)
 	if deleted {
 		return show.Gone(pod)
 	}

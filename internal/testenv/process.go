@@ -24,11 +24,13 @@ var (
 )
 
 // Build 編譯目前目錄的 main 套件，回傳執行檔路徑，讓測試像學習者一樣執行它（旗標、結束碼、Ctrl-C）。
-// 一個測試套件只編譯一次；Main 結束時刪除。
+// 一個測試套件只編譯一次；Main 結束時刪除。測試執行檔帶著 race detector 時，步驟也帶著（見 BuildArgs）。
 //
 // Build compiles the main package in the current directory and returns the
 // binary's path, so a test can run it as a learner does (flags, exit codes,
 // Ctrl-C). It compiles once per test package; Main removes it at the end.
+// When the test binary has the race detector, so does the step (see
+// BuildArgs).
 func Build(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -36,7 +38,7 @@ func Build(t testing.TB) string {
 			return
 		}
 		buildBin = filepath.Join(buildDir, "step")
-		if out, err := exec.Command("go", "build", "-o", buildBin, ".").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", BuildArgs(buildBin, ".")...).CombinedOutput(); err != nil {
 			buildErr = &buildError{err, out}
 		}
 	})
@@ -44,6 +46,18 @@ func Build(t testing.TB) string {
 		t.Fatalf("go build: %v", buildErr)
 	}
 	return buildBin
+}
+
+// BuildArgs 是 Build 給 go 的參數：go build -o out pkg，測試執行檔帶著 race detector 時再加上 -race。
+//
+// BuildArgs are the arguments Build gives go: go build -o out pkg, plus
+// -race when the test binary has the race detector.
+func BuildArgs(out, pkg string) []string {
+	args := []string{"build", "-o", out}
+	if RaceEnabled {
+		args = append(args, "-race")
+	}
+	return append(args, pkg)
 }
 
 type buildError struct {
