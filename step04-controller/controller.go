@@ -78,20 +78,22 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](opts.baseDelay, 1000*time.Second),
 		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
 	)
-	// workqueue 有三層：限速（AddRateLimited、Forget）包著延遲（AddAfter）包著基本佇列（Add、Get、Done），
-	// 基本佇列的儲存又可以換掉。這裡換成 noticingQueue，處理函式才能說出每次 Add 的結果。
+	// workqueue 有三層：限速（AddRateLimited、Forget）包著延遲（AddAfter）；延遲又包著基本佇列（Add、Get、Done），
+	// 基本佇列的儲存也可以換掉。這裡換成 noticingQueue，處理函式才能說出每次 Add 的結果。
 	// The workqueue has three layers: rate limiting (AddRateLimited, Forget)
-	// wraps delaying (AddAfter) wraps the basic queue (Add, Get, Done), whose
-	// storage can be replaced too. Here it is a noticingQueue, so the handler
-	// can say what each Add did.
-	storage := newNoticingQueue()
+	// wraps delaying (AddAfter), which wraps the basic queue (Add, Get, Done),
+	// whose storage can be replaced too. Here it is a noticingQueue, so the
+	// handler can say what each Add did.
+	storage := newNoticingQueue("pods", func(key string) {
+		show.Quiet(out, "workqueue", "Add", key, "queue.Done hands the key out again: it changed while being synced", show.OpAdd, show.Queued("workqueue"))
+	})
 	c := &controller{
 		storage: storage,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[string]{
 			Name: "pods",
 			DelayingQueue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
 				Name:  "pods",
-				Queue: workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "pods", Queue: storage}),
+				Queue: storage.basicQueue(),
 			}),
 		}),
 		rateLimiter: rl,
@@ -112,7 +114,8 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 			utilruntime.HandleError(err)
 			return
 		}
-		storage.add(c.queue, key, func(a added) {
+		// 等同於 c.queue.Add(key)；經過儲存，說明才準確。 / The same as c.queue.Add(key); through the storage, so the note is exact.
+		storage.add(key, func(a added) {
 			switch a {
 			case pushed:
 				show.Quiet(out, "handler", "Add", key, "queue.Add", show.OpAdd, show.Queued("workqueue"))
@@ -120,7 +123,9 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 				show.With(show.At("handler"), show.About(key), show.OpMerge, show.Queued("workqueue")).
 					Note(out, "%s is already waiting in the workqueue: no second entry; its one sync reads the latest state", key)
 			case beingSynced:
-				show.With(show.At("handler"), show.About(key), show.OpMerge, show.Queued("workqueue")).
+				// 不是合併：Done 之後 key 再被交出去一次，那一次同步讀到這個變化。
+				// Not a merge: after Done the key is handed out once more, and that sync reads this change.
+				show.With(show.At("handler"), show.About(key)).
 					Note(out, "%s is being synced: the workqueue hands it out once more after Done, and that sync reads the latest state", key)
 			}
 		})

@@ -80,12 +80,14 @@ func (o *Output) Emit(e show.Event) {
 }
 
 // WaitIdle 等到 key 的每一次 Get 都有了 Done：印出 sync 那一行時，worker 還沒把 key 還給佇列，
-// 這時送來的變化會跟它合併（"already queued"）；要讓下一個變化單獨成為一次同步，就等到這裡。
+// 這時送來的變化讓處理函式說 key 正在同步（"being synced"），Done 之後才再同步一次；
+// 要讓輸出跟 worker 已經閒下來時一樣，就等到這裡。
 //
 // WaitIdle waits until every Get of key has had its Done: when the sync line
 // is printed the worker has not yet handed the key back, and a change that
-// arrives then merges with it ("already queued"); to make the next change a
-// sync of its own, wait for this first.
+// arrives then makes the handler say the key is being synced, with one more
+// sync after Done; for the output of a worker that is already idle, wait for
+// this first.
 func (o *Output) WaitIdle(t testing.TB, key string) {
 	t.Helper()
 	Poll(t, key+" handed back to the queue (Done); output so far:", func() bool {

@@ -44,7 +44,7 @@ LV.strings = {
   retries: { en: "retries waiting out their backoff", zh: "等著退避結束的重試" },
   workersLast: { en: "each worker's last step", zh: "每個 worker 最後做的事" },
   droppedKeys: { en: "dropped after their last retry", zh: "最後一次重試失敗後丟棄的" },
-  merged: { en: "changes merged into a key already queued (or being synced):", zh: "key 已在佇列中（或同步中）而合併的變化：" },
+  merged: { en: "changes merged into a key already waiting:", zh: "併入已在佇列中等待的 key 的變化：" },
   depth: { en: "depth", zh: "深度" },
   events: { en: "events", zh: "筆事件" },
   event1: { en: "event", zh: "筆事件" },
