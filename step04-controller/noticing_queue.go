@@ -13,8 +13,8 @@ import (
 // 前後的 Len() 會跟同時取 key 的 worker 賽跑）。見 https://github.com/kubernetes/client-go/blob/v0.37.2/util/workqueue/queue.go
 // 的 Add 與 Done。
 //
-// 可是 Add 不只處理函式會呼叫：重試的延遲一到，延遲佇列自己的 goroutine 也會 Add 同一個 key，worker 的
-// Done 也可能 Push 它。所以每一次走到基本佇列的 Add 與 Done 都拿同一把鎖（mu），處理函式的 Add 與讀記號
+// noticingQueue 的 Add 不只處理函式會呼叫：重試的延遲一到，延遲佇列自己的 goroutine 也會 Add 同一個
+// key，worker 的 Done 也可能 Push 它。所以每一次走到基本佇列的 Add 與 Done 都拿同一把鎖（mu），處理函式的 Add 與讀記號
 // 也在這把鎖裡：中間不會有別人的 Push 或 Touch。這把鎖只為了印出來的東西正確，控制器本身不需要它。
 //
 // noticingQueue is the workqueue's bottom layer of storage: the default
@@ -28,9 +28,9 @@ import (
 // keys at the same time). See Add and Done in
 // https://github.com/kubernetes/client-go/blob/v0.37.2/util/workqueue/queue.go.
 //
-// But the handler is not the only caller of Add: when a retry's delay is up,
-// the delaying queue's own goroutine Adds the same key, and a worker's Done
-// may Push it. So every Add and Done that reaches the basic queue takes one
+// noticingQueue has more callers than the handler: when a retry's delay is
+// up, the delaying queue's own goroutine Adds the same key, and a worker's
+// Done may Push it. So every Add and Done that reaches the basic queue takes one
 // lock (mu), and the handler's Add and its reading of the note happen under
 // it too: nobody else's Push or Touch comes in between. The lock exists only
 // so that what is printed is right; the controller itself does not need it.

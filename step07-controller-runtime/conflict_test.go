@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -13,20 +14,14 @@ import (
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 )
 
-// 情境：Reconcile 讀出 tally 之後、寫 status 之前，另一個寫入者改了它（這裡由攔截器在第一次寫 status 前
-// 做）。API server 回 409 Conflict；Reconcile 透過 APIReader 重讀、重算，說出它要寫什麼，第二次寫入成功，不回傳錯誤。
+// conflicting 回傳一個直接連 API server 的 client（沒有快取）：第一次寫 status 之前，另一個寫入者先改了
+// 那個 tally（加一個 annotation），所以那一次寫入得到 409 Conflict。
 //
-// The story: after Reconcile has read the tally and before it writes status,
-// another writer changes it (here, an interceptor does, before the first
-// status write). The API server answers 409 Conflict; Reconcile reads again
-// through the APIReader, recounts, says what it writes, and the second write
-// succeeds, with no error returned.
-func TestConflictRereadsThroughTheAPIReader(t *testing.T) {
-	c := testenv.Plain(t)
-	installCRD(t, c)
-	ns := c.Namespace(t)
-	freshTally(t, c, ns, "app-demo", "app=demo")
-	testenv.CreatePod(t, c.Client(), ns, "one", map[string]string{"app": "demo"})
+// conflicting returns a client straight to the API server (no cache): just
+// before the first status write, another writer changes the tally (adds an
+// annotation), so that write gets 409 Conflict.
+func conflicting(t *testing.T, c *testenv.Cluster, key types.NamespacedName) (client.Client, client.Client) {
+	t.Helper()
 	scheme, err := newScheme()
 	if err != nil {
 		t.Fatal(err)
@@ -35,9 +30,8 @@ func TestConflictRereadsThroughTheAPIReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := types.NamespacedName{Namespace: ns, Name: "app-demo"}
 	touched := false
-	intercepted := interceptor.NewClient(direct, interceptor.Funcs{
+	return direct, interceptor.NewClient(direct, interceptor.Funcs{
 		SubResourceUpdate: func(ctx context.Context, cl client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 			if !touched {
 				touched = true
@@ -53,10 +47,57 @@ func TestConflictRereadsThroughTheAPIReader(t *testing.T) {
 			return cl.SubResource(sub).Update(ctx, obj, opts...)
 		},
 	})
-	ready := make(chan struct{})
-	close(ready)
+}
+
+// 情境（預設做法）：寫 status 得到 409 Conflict，Reconcile 印一行說接下來會怎樣，然後回傳那個錯誤
+// （apierrors.IsConflict 為真），controller-runtime 會重新排入佇列。下一次 Reconcile 讀到比較新的 tally，
+// 寫入成功。
+//
+// The story (the default): the status write gets 409 Conflict; Reconcile
+// prints a line saying what comes next and returns that error
+// (apierrors.IsConflict is true), for controller-runtime to queue the key
+// again. The next Reconcile reads the newer tally, and its write succeeds.
+func TestConflictReturnsTheError(t *testing.T) {
+	c := testenv.Plain(t)
+	installCRD(t, c)
+	ns := c.Namespace(t)
+	freshTally(t, c, ns, "app-demo", "app=demo")
+	testenv.CreatePod(t, c.Client(), ns, "one", map[string]string{"app": "demo"})
+	key := types.NamespacedName{Namespace: ns, Name: "app-demo"}
+	_, intercepted := conflicting(t, c, key)
 	out := &testenv.Output{}
-	r := &TallyReconciler{Client: intercepted, APIReader: direct, Out: out, Ready: ready}
+	r := &TallyReconciler{Client: intercepted, Scheme: intercepted.Scheme(), Out: out}
+	_, err := r.Reconcile(t.Context(), reconcile.Request{NamespacedName: key})
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("Reconcile: %v; want the 409 Conflict returned\n%s", err, out.String())
+	}
+	testenv.WantOrder(t, out.String(),
+		"podtally Reconcile "+ns+"/app-demo ", "UpdateStatus: count 0 -> 1",
+		"podtally Reconcile "+ns+"/app-demo ", "409 Conflict: returning the error; controller-runtime queues the key again")
+	if _, err := r.Reconcile(t.Context(), reconcile.Request{NamespacedName: key}); err != nil {
+		t.Fatalf("the second Reconcile: %v\n%s", err, out.String())
+	}
+	waitTally(t, c, ns, "app-demo", "count 1 after the requeue", func(p *labv1alpha1.PodTally) bool {
+		return p.Status.Count == 1 && p.Annotations["informer-lab/touched"] == "yes"
+	})
+}
+
+// 情境（--reread-on-conflict 的例外做法）：同樣的衝突；Reconcile 透過 APIReader 重讀、重算，說出它要寫什麼，
+// 第二次寫入成功，不回傳錯誤。
+//
+// The story (--reread-on-conflict's exception): the same conflict;
+// Reconcile reads again through the APIReader, recounts, says what it
+// writes, and the second write succeeds, with no error returned.
+func TestConflictRereadsThroughTheAPIReader(t *testing.T) {
+	c := testenv.Plain(t)
+	installCRD(t, c)
+	ns := c.Namespace(t)
+	freshTally(t, c, ns, "app-demo", "app=demo")
+	testenv.CreatePod(t, c.Client(), ns, "one", map[string]string{"app": "demo"})
+	key := types.NamespacedName{Namespace: ns, Name: "app-demo"}
+	direct, intercepted := conflicting(t, c, key)
+	out := &testenv.Output{}
+	r := &TallyReconciler{Client: intercepted, Scheme: intercepted.Scheme(), APIReader: direct, Out: out}
 	if _, err := r.Reconcile(t.Context(), reconcile.Request{NamespacedName: key}); err != nil {
 		t.Fatalf("Reconcile: %v\n%s", err, out.String())
 	}

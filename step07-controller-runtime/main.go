@@ -5,7 +5,7 @@
 // controller-runtime Reconciler: the same resource, the same scene, the same
 // status, comparable line by line.
 //
-//	go run ./step07-controller-runtime [-n NAMESPACE] [--workers 1] [--leader-elect [--lease-duration 15s]] [--metrics-bind-address 127.0.0.1:8080] [--recount 10m]
+//	go run ./step07-controller-runtime [-n NAMESPACE] [--workers 1] [--leader-elect [--lease-duration 15s]] [--metrics-bind-address 127.0.0.1:8080] [--recount 10m] [--reread-on-conflict]
 package main
 
 import (
@@ -32,6 +32,7 @@ func main() {
 			fs.DurationVar(&opts.leaseDuration, "lease-duration", 15*time.Second, "with --leader-elect: how long a lease lasts without renewal (renewal deadline 2/3 of it)")
 			fs.StringVar(&opts.metricsAddr, "metrics-bind-address", "0", `serve the manager's /metrics here, for example 127.0.0.1:8080 (loopback only; "0": off)`)
 			fs.DurationVar(&opts.recount, "recount", 10*time.Minute, "RequeueAfter: recount every tally this often even when nothing changed (0: never)")
+			fs.BoolVar(&opts.rereadOnConflict, "reread-on-conflict", false, "after a 409 Conflict on the status write, read the tally again through the APIReader (one uncached GET) instead of returning the error for a requeue")
 		},
 		Validate: func() error {
 			if opts.workers < 1 {

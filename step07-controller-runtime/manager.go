@@ -18,18 +18,12 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
@@ -42,10 +36,21 @@ type options struct {
 	leaseDuration time.Duration
 	metricsAddr   string
 	recount       time.Duration
-	// leaderElectionID 是 Lease 的名字；測試換掉它，讓每個測試有自己的 Lease。
-	// leaderElectionID names the Lease; tests change it so each has a Lease of its own.
-	leaderElectionID string
+	// rereadOnConflict：409 Conflict 之後透過 APIReader 重讀，而不是回傳錯誤（見 conflict.go）。
+	// rereadOnConflict: after a 409 Conflict, read again through the APIReader rather than return the error (see conflict.go).
+	rereadOnConflict bool
 }
+
+// skipNameValidation 在程式裡是 false：一個程式只有一個 manager、一個叫 podtally 的控制器。
+// 測試在同一個行程裡替每個測試啟動一個 manager，而 controller-runtime 不讓第二個同名的控制器出現，
+// 除非叫它略過這個檢查（config.Controller.SkipNameValidation）；測試把這個值設成 true（main_test.go）。
+//
+// skipNameValidation is false in the program: one program, one manager, one
+// controller named podtally. The tests start a manager per test in one
+// process, and controller-runtime refuses a second controller of the same
+// name unless told to skip the check (config.Controller.SkipNameValidation);
+// the tests set this to true (main_test.go).
+var skipNameValidation = false
 
 // podsMeta 是「只有 metadata 的 Pod」：controller-runtime 靠 GVK 認出它，快取與 client 都用它，
 // 不可以再用 *corev1.Pod 讀同一種資源，否則會多出第二個、完整的 Pod 快取。
@@ -59,82 +64,6 @@ func podsMeta() *metav1.PartialObjectMetadata {
 	return p
 }
 
-// tallyEvents 是步驟 06 的 tally 處理函式換成 predicate：GenerationChangedPredicate 決定要不要 reconcile，
-// 外面這一層只負責把決定印出來。控制器自己寫 status 之後，那次更新的 generation 沒變，就在這裡被擋下。
-//
-// tallyEvents is step 06's tally handler as a predicate:
-// GenerationChangedPredicate decides whether to reconcile, and this wrapper
-// only prints the decision. After the controller writes status, that
-// update's generation is unchanged, and it stops here.
-func tallyEvents(out io.Writer) predicate.Predicate {
-	gen := predicate.GenerationChangedPredicate{}
-	return predicate.Funcs{
-		CreateFunc: func(e event.CreateEvent) bool {
-			announce(out, e.IsInInitialList, "tallies", "OnAdd", show.Key(e.Object), fmt.Sprintf("generation %d: reconcile", e.Object.GetGeneration()),
-				show.OpHandle, show.SawMeta(e.Object), show.Queued("workqueue"))
-			return true
-		},
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			if gen.Update(e) {
-				show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("generation %d -> %d: reconcile", e.ObjectOld.GetGeneration(), e.ObjectNew.GetGeneration()),
-					show.OpHandle, show.SawMeta(e.ObjectNew), show.Queued("workqueue"))
-				return true
-			}
-			show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("generation %d unchanged: GenerationChangedPredicate drops it", e.ObjectNew.GetGeneration()),
-				show.OpSkip, show.SawMeta(e.ObjectNew))
-			return false
-		},
-		DeleteFunc: func(e event.DeleteEvent) bool {
-			show.Line(out, "tallies", "OnDelete", show.Key(e.Object), "reconcile", show.OpHandle, show.Gone(nil), show.Queued("workqueue"))
-			return true
-		},
-	}
-}
-
-// announce 印出一個事件；初始清單的新增（IsInInitialList）只給即時頁面：兩個 informer 同時送出它們的初始清單，
-// 誰先誰後沒有固定的順序，印出來的輸出就無法逐行比對。
-//
-// announce prints an event; the initial list's adds (IsInInitialList) go to
-// the live page only: the two informers deliver their initial lists at the
-// same time, in no fixed order, and printed they would make the output
-// impossible to compare line by line.
-func announce(out io.Writer, initial bool, source, what, key, detail string, fields ...show.Field) {
-	if initial {
-		show.Quiet(out, source, what, key, detail+" (initial list)", append(fields, show.Initial(true))...)
-		return
-	}
-	show.Line(out, source, what, key, detail, fields...)
-}
-
-// podEvents 只讓改了標籤的更新通過（新增與刪除一律通過），跟步驟 06 的 podChanged 一樣；
-// 被擋下的更新不印，只給即時頁面。
-//
-// podEvents lets through only updates that change labels (adds and deletes
-// always pass), as step 06's podChanged does; the updates it drops are not
-// printed, only sent to the live page.
-func podEvents(out io.Writer) predicate.Predicate {
-	return predicate.Funcs{
-		CreateFunc: func(e event.CreateEvent) bool {
-			announce(out, e.IsInInitialList, "pods", "OnAdd", show.Key(e.Object), "labels="+show.Labels(e.Object.GetLabels())+": map to tallies",
-				show.OpHandle, show.SawMeta(e.Object))
-			return true
-		},
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			if labels.Equals(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) {
-				show.Quiet(out, "pods", "OnUpdate", show.Key(e.ObjectNew), "labels unchanged: dropped by the predicate", show.OpSkip, show.SawMeta(e.ObjectNew))
-				return false
-			}
-			show.Line(out, "pods", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("labels %s -> %s: map to tallies", show.Labels(e.ObjectOld.GetLabels()), show.Labels(e.ObjectNew.GetLabels())),
-				show.OpHandle, show.SawMeta(e.ObjectNew))
-			return true
-		},
-		DeleteFunc: func(e event.DeleteEvent) bool {
-			show.Line(out, "pods", "OnDelete", show.Key(e.Object), "labels="+show.Labels(e.Object.GetLabels())+": map to tallies", show.OpHandle, show.Gone(nil))
-			return true
-		},
-	}
-}
-
 // newManager 建立 manager：它的快取就是步驟 05 的共享 informer（每種型別一個），client 從快取讀、
 // 直接寫到 API server。
 //
@@ -146,7 +75,6 @@ func newManager(cfg *rest.Config, namespace string, opts options, logger logr.Lo
 	if err != nil {
 		return nil, err
 	}
-	id := leaseName(opts)
 	renew, retryPeriod := opts.leaseDuration*2/3, opts.leaseDuration/5
 	return manager.New(cfg, manager.Options{
 		Scheme: scheme,
@@ -156,22 +84,28 @@ func newManager(cfg *rest.Config, namespace string, opts options, logger logr.Lo
 			DefaultNamespaces: map[string]cache.Config{namespace: {}},
 			// 步驟 05 的 WithTransform：丟掉 managedFields，套用到每種型別。 / Step 05's WithTransform, dropping managedFields, for every type.
 			DefaultTransform: cache.TransformStripManagedFields(),
-			// ByObject 讓一種型別有自己的範圍（namespace、標籤或欄位選擇器）；這裡把 tally 的 namespace 寫明。
-			// ByObject gives one type a scope of its own (namespaces, a label or field selector); here it spells out the tallies'.
+			// ByObject 讓一種型別有自己的範圍（namespace、標籤或欄位選擇器）：這裡把 tally 的 namespace 寫明；
+			// ConfigMap 只放帶著 managed-by 標籤的（報告與索引），Owns 不必把 namespace 裡每個 ConfigMap 都放進記憶體。
+			// ByObject gives one type a scope of its own (namespaces, a label or field selector): here it spells out
+			// the tallies' namespace, and caches only the ConfigMaps with the managed-by label (the reports and the
+			// index), so Owns does not hold every ConfigMap of the namespace in memory.
 			ByObject: map[client.Object]cache.ByObject{
 				&labv1alpha1.PodTally{}: {Namespaces: map[string]cache.Config{namespace: {}}},
+				&corev1.ConfigMap{}:     {Label: labels.SelectorFromSet(managedBy)},
 			},
 		},
 		Metrics:                       metricsserver.Options{BindAddress: opts.metricsAddr},
 		HealthProbeBindAddress:        "0",
 		LeaderElection:                opts.leaderElect,
-		LeaderElectionID:              id,
+		LeaderElectionID:              leaseName,
 		LeaderElectionNamespace:       namespace,
 		LeaderElectionReleaseOnCancel: true,
 		LeaseDuration:                 &opts.leaseDuration,
 		RenewDeadline:                 &renew,
 		RetryPeriod:                   &retryPeriod,
-		Controller:                    config.Controller{MaxConcurrentReconciles: opts.workers, SkipNameValidation: new(true)},
+		// 同時執行幾個 Reconcile：這個 manager 的每個控制器都用它，只在這裡設定一次。
+		// How many Reconciles run at once: every controller of this manager uses it, set here once.
+		Controller: config.Controller{MaxConcurrentReconciles: opts.workers, SkipNameValidation: &skipNameValidation},
 	})
 }
 
@@ -185,37 +119,6 @@ func newScheme() (*runtime.Scheme, error) {
 		return nil, err
 	}
 	return scheme, labv1alpha1.AddToScheme(scheme)
-}
-
-// setUp 把 TallyReconciler 接到 manager 上：For 是 tally（加上會把判斷印出來的 GenerationChangedPredicate），
-// Watches 是只看 metadata 的 Pod，透過 map 函式變成 tally 的 Request。
-//
-// setUp wires TallyReconciler into the manager: For the tally (with the
-// GenerationChangedPredicate that prints its decisions), Watches pods,
-// metadata only, turned into tally Requests by the map function.
-func setUp(mgr manager.Manager, opts options, out io.Writer, ready <-chan struct{}) error {
-	r := &TallyReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recount: opts.recount, Out: out, Ready: ready}
-	return builder.ControllerManagedBy(mgr).
-		Named("podtally").
-		For(&labv1alpha1.PodTally{}, builder.WithPredicates(tallyEvents(out))).
-		Watches(podsMeta(), handler.EnqueueRequestsFromMapFunc(r.tallyFor), builder.OnlyMetadata, builder.WithPredicates(podEvents(out))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.workers}).
-		Complete(observed(r, out))
-}
-
-// observed 包住 Reconciler，讓即時頁面看到每次 Reconcile 什麼時候開始、什麼時候結束（不印出來）：
-// controller-runtime 的 worker 與佇列在它自己裡面，步驟看得到的就是這兩個時刻。
-//
-// observed wraps the Reconciler so the live page sees when each Reconcile
-// begins and ends (nothing printed): controller-runtime's workers and queue
-// are inside it, and these two moments are what the step can see.
-func observed(r reconcile.Reconciler, out io.Writer) reconcile.Reconciler {
-	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-		show.Quiet(out, "podtally", "Get", req.String(), "Reconcile begins", show.OpGet)
-		res, err := r.Reconcile(ctx, req)
-		show.Quiet(out, "podtally", "Done", req.String(), "Reconcile returned", show.OpDone)
-		return res, err
-	})
 }
 
 // run 確認步驟 06 的 CRD 已經安裝，建立 manager，等快取同步後說一聲，然後執行到 ctx 結束。
@@ -262,15 +165,19 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 	if err != nil {
 		return err
 	}
+	r := &TallyReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recount: opts.recount, Out: out}
+	if opts.rereadOnConflict {
+		r.APIReader = mgr.GetAPIReader()
+	}
 	ready := make(chan struct{})
-	if err := setUp(mgr, opts, out, ready); err != nil {
+	if err := r.setUp(mgr, ready); err != nil {
 		return err
 	}
 	mode := "no leader election: this replica reconciles"
 	if opts.leaderElect {
-		mode = fmt.Sprintf("leader election on Lease %s/%s: reconciling only while leader", namespace, leaseName(opts))
+		mode = fmt.Sprintf("leader election on Lease %s/%s: reconciling only while leader", namespace, leaseName)
 	}
-	show.Note(out, "manager for namespace %q: PodTally with GenerationChangedPredicate, pods metadata-only through a map function; %s (Ctrl-C to stop)", namespace, mode)
+	show.Note(out, "manager for namespace %q: PodTally with GenerationChangedPredicate, owning its report ConfigMap, pods metadata-only through a map function; %s (Ctrl-C to stop)", namespace, mode)
 	// 每個副本都要說出自己的快取何時同步好，不論是不是 leader：這個 runnable 不需要 leader election。
 	// Every replica says when its caches have synced, leader or not: this runnable needs no leader election.
 	if err := mgr.Add(synced{mgr: mgr, out: out, ready: ready}); err != nil {
@@ -290,10 +197,10 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 	return err
 }
 
-// synced 等 tally 與 Pod 的 informer 同步之後印一行。GetInformer 在快取啟動之後會等到同步；
+// synced 等 tally、Pod 與 ConfigMap 的 informer 同步之後印一行。GetInformer 在快取啟動之後會等到同步；
 // NeedLeaderElection 回傳 false，所以每個副本都會執行它。
 //
-// synced prints a line once the tally and pod informers have synced.
+// synced prints a line once the tally, pod and ConfigMap informers have synced.
 // GetInformer, once the cache runs, waits for the sync; NeedLeaderElection
 // returns false, so every replica runs it.
 type synced struct {
@@ -305,7 +212,7 @@ type synced struct {
 func (s synced) NeedLeaderElection() bool { return false }
 
 func (s synced) Start(ctx context.Context) error {
-	for _, obj := range []client.Object{&labv1alpha1.PodTally{}, podsMeta()} {
+	for _, obj := range []client.Object{&labv1alpha1.PodTally{}, podsMeta(), &corev1.ConfigMap{}} {
 		if _, err := s.mgr.GetCache().GetInformer(ctx, obj); err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -318,10 +225,5 @@ func (s synced) Start(ctx context.Context) error {
 	return nil
 }
 
-// leaseName 是 leader election 用的 Lease 的名字。 / leaseName names the Lease leader election uses.
-func leaseName(opts options) string {
-	if opts.leaderElectionID != "" {
-		return opts.leaderElectionID
-	}
-	return "podtally-controller-runtime"
-}
+// leaseName 是 leader election 用的 Lease 的名字（在控制器的 namespace 裡）。 / leaseName names the Lease leader election uses (in the controller's namespace).
+const leaseName = "podtally-controller-runtime"

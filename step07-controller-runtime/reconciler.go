@@ -13,98 +13,179 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/util/retry"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 )
 
+// 控制器需要的權限，逐條：讀 tally（快取要 list 與 watch；--reread-on-conflict 要 get）、加上與拿掉 finalizer（update）；
+// 只寫 status 子資源；podtallies/finalizers 的 update 讓報告的 ownerReference 可以設 blockOwnerDeletion；
+// Pod 只要 list 與 watch（metadata-only 的快取用的也是這兩個）；ConfigMap 的報告與索引（快取的 list 與 watch，
+// 寫入的 create 與 update）；--leader-elect 的 Lease 與它記錄的事件。
+//
+// The permissions the controller needs, rule by rule: read tallies (the cache lists and watches;
+// --reread-on-conflict gets), add and remove the finalizer (update); write
+// only the status subresource; update on podtallies/finalizers lets the
+// report's ownerReference set blockOwnerDeletion; pods only list and watch
+// (a metadata-only cache uses the same two); the ConfigMaps of the reports
+// and the index (list and watch for the cache, create and update to write);
+// --leader-elect's Lease and the events it records.
+
+// +kubebuilder:rbac:groups=lab.informer-walkthrough.github.io,resources=podtallies,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=lab.informer-walkthrough.github.io,resources=podtallies/status,verbs=update
+// +kubebuilder:rbac:groups=lab.informer-walkthrough.github.io,resources=podtallies/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=list;watch;create;update
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
 // TallyReconciler 是步驟 06 的 sync，改寫成 Reconcile：一次處理一個 reconcile.Request（namespace 與
-// name，就是步驟 05 的 cache.ObjectName），從 manager 的快取讀（Client），只有衝突之後的重讀才直接問
-// API server（APIReader）。
+// name，就是步驟 05 的 cache.ObjectName），從 manager 的快取讀（Client）。它還做兩件步驟 06 沒做的事：
+// tally 擁有一個它寫的 ConfigMap（報告，report.go），刪除時由 garbage collector 收走；tally 在共用的索引
+// ConfigMap 裡有一行，刪除之前由 finalizer 清掉（finalizer.go）。
+//
+// 它需要的權限寫在上面的 +kubebuilder:rbac 標記裡：scripts/codegen.sh 讓 controller-gen 從這裡產生 rbac/role.yaml
+// （一個 ClusterRole，以 namespace 裡的 RoleBinding 綁給控制器的 ServiceAccount，權限就只在那個 namespace）；
+// 測試確認兩者一致，再以只綁了這個角色的 ServiceAccount 執行控制器。
 //
 // TallyReconciler is step 06's sync rewritten as Reconcile: it handles one
 // reconcile.Request at a time (a namespace and a name, step 05's
-// cache.ObjectName), reads the manager's cache (Client), and asks the API
-// server directly (APIReader) only to read again after a conflict.
+// cache.ObjectName) and reads the manager's cache (Client). It also does two
+// things step 06 does not: the tally owns a ConfigMap it writes (its report,
+// report.go), which the garbage collector removes after the tally; and the
+// tally has a line in a shared index ConfigMap, which a finalizer clears
+// before the tally goes (finalizer.go).
+//
+// The permissions it needs are the +kubebuilder:rbac markers above:
+// scripts/codegen.sh has controller-gen write rbac/role.yaml from them (a
+// ClusterRole, which a RoleBinding in the namespace grants to the
+// controller's ServiceAccount, so the permissions hold in that namespace
+// only); the tests check that the two agree, then run the controller as a
+// ServiceAccount bound to that role alone.
 type TallyReconciler struct {
-	Client    client.Client
+	Client client.Client
+	// Scheme 讓 SetControllerReference 查出 tally 的 GVK，寫進 ownerReference。
+	// Scheme lets SetControllerReference look up the tally's GVK for the ownerReference.
+	Scheme *runtime.Scheme
+	// APIReader 通常是 nil：409 Conflict 時 Reconcile 回傳錯誤，由 controller-runtime 重新排入佇列。
+	// 只有 --reread-on-conflict 才給它 mgr.GetAPIReader()，衝突之後直接問 API server（見 conflict.go）。
+	// APIReader is usually nil: on 409 Conflict Reconcile returns the error and controller-runtime queues the key
+	// again. Only --reread-on-conflict gives it mgr.GetAPIReader(), to ask the API server directly after a conflict
+	// (see conflict.go).
 	APIReader client.Reader
 	Recount   time.Duration
 	Out       io.Writer
-	// Ready 在「caches synced」那一行印出之後關閉。Reconcile 先等它，只是為了讓輸出的順序固定：
-	// 控制器本來就要等處理函式同步之後才啟動 worker，那一刻快取早已同步。
-	// Ready is closed once the "caches synced" line is printed. Reconcile waits for it only so that the output
-	// has a fixed order: the controller starts its workers only after its handlers have synced, and by then the
-	// caches have long synced.
-	Ready <-chan struct{}
 }
 
-// Reconcile 讀出 tally，從 metadata-only 的快取數出符合的 Pod，算出該有的 status；與現有的不同時，先印一行再寫，
-// 寫入造成的更新事件因此一定排在這一行之後。選擇器解析失敗不是錯誤：寫進 Ready condition，不重試。
+// Reconcile 讀出 tally；被刪除中就交給 finalizer（finalize）；否則從 metadata-only 的快取數出符合的 Pod，
+// 算出該有的 status、報告與索引的那一行，與現有的不同時先印一行說要寫什麼，再依序寫：finalizer、報告、
+// 索引、status。寫入造成的更新事件因此一定排在這一行之後。選擇器解析失敗不是錯誤：寫進 Ready condition，不重試。
 //
-// Reconcile reads the tally, counts the matching pods in the metadata-only
-// cache and works out the status it should have; when that differs, it
-// prints one line, then writes, so the update the write causes always comes
-// after the line. A selector that does not parse is not an error: it goes
-// into the Ready condition, with no retry.
+// Reconcile reads the tally; one being deleted goes to the finalizer
+// (finalize); otherwise it counts the matching pods in the metadata-only
+// cache and works out the status, the report and the index line it should
+// have, and when any differs it prints one line saying what it writes, then
+// writes in order: the finalizer, the report, the index, the status. The
+// updates those writes cause therefore always come after the line. A
+// selector that does not parse is not an error: it goes into the Ready
+// condition, with no retry.
 func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	select {
-	case <-r.Ready:
-	case <-ctx.Done():
-		return reconcile.Result{}, nil
-	}
 	key := req.String()
 	var t labv1alpha1.PodTally
 	if err := r.Client.Get(ctx, req.NamespacedName, &t); err != nil {
 		if apierrors.IsNotFound(err) {
-			show.Line(r.Out, "podtally", "Reconcile", key, "not in the cache: the tally was deleted, nothing to write", show.OpSync, show.Gone(nil))
+			show.Line(r.Out, "podtally", "Reconcile", key, "not in the cache: the tally is gone, nothing to write", show.OpSync, show.Gone(nil))
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
+	}
+	if !t.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, r.finalize(ctx, &t)
 	}
 	want, summary, err := r.count(ctx, &t)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	if labv1alpha1.SameStatus(t.Status, want) {
+	report, reportOp, err := r.report(ctx, &t, want)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	index, indexOp, err := r.indexEntry(ctx, &t, want)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	addFinalizer := !controllerutil.ContainsFinalizer(&t, finalizer)
+	writeStatus := !labv1alpha1.SameStatus(t.Status, want)
+	var writes []string
+	if addFinalizer {
+		writes = append(writes, "finalizer added")
+	}
+	if reportOp != "" {
+		writes = append(writes, "report "+report.Name+" "+reportOp)
+	}
+	if indexOp != "" {
+		writes = append(writes, indexName+" "+indexOp+": "+t.Name+" set")
+	}
+	if writeStatus {
+		change := fmt.Sprintf("UpdateStatus: count %d -> %d", t.Status.Count, want.Count)
+		if t.Status.ObservedGeneration != want.ObservedGeneration {
+			change += fmt.Sprintf(", observedGeneration %d -> %d", t.Status.ObservedGeneration, want.ObservedGeneration)
+		}
+		writes = append(writes, change)
+	} else if len(writes) > 0 {
+		writes = append(writes, "status up to date")
+	}
+	if len(writes) == 0 {
 		show.Line(r.Out, "podtally", "Reconcile", key, summary+"; status up to date, nothing to write", show.OpSync, show.SawMeta(&t), show.From("pods"))
 		return reconcile.Result{RequeueAfter: r.Recount}, nil
 	}
-	change := fmt.Sprintf("; UpdateStatus: count %d -> %d", t.Status.Count, want.Count)
-	if t.Status.ObservedGeneration != want.ObservedGeneration {
-		change += fmt.Sprintf(", observedGeneration %d -> %d", t.Status.ObservedGeneration, want.ObservedGeneration)
-	}
-	show.Line(r.Out, "podtally", "Reconcile", key, summary+change, show.OpWrite, show.SawMeta(&t), show.From("pods"), show.Into("api"))
-	first := true
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if !first {
-			// 衝突之後：快取可能還沒收到讓我們衝突的那次寫入，所以直接問 API server。
-			// After a conflict: the cache may not have the write we conflicted with yet, so ask the API server.
-			show.Line(r.Out, "podtally", "Reconcile", key, "409 Conflict: reading the tally again through the APIReader (not the cache)", show.OpConflict, show.Into("api"))
-			if err := r.APIReader.Get(ctx, req.NamespacedName, &t); err != nil {
-				return err
-			}
-			if want, _, err = r.count(ctx, &t); err != nil {
-				return err
-			}
-			if labv1alpha1.SameStatus(t.Status, want) {
-				show.Line(r.Out, "podtally", "Reconcile", key, "the fresh copy has this status already (another writer was first): nothing to write", show.OpSync, show.SawMeta(&t))
-				return nil
-			}
-			show.Line(r.Out, "podtally", "Reconcile", key, fmt.Sprintf("UpdateStatus from the fresh copy: count %d -> %d", t.Status.Count, want.Count), show.OpWrite, show.Into("api"))
+	show.Line(r.Out, "podtally", "Reconcile", key, summary+"; "+strings.Join(writes, "; "), show.OpWrite, show.SawMeta(&t), show.From("pods"), show.Into("api"))
+	// 先加 finalizer，再建立任何之後要清掉的東西：不然 tally 在兩者之間被刪除，索引裡就留下沒人清的一行。
+	// The finalizer first, before anything it must clean up later: otherwise a tally deleted in between would leave
+	// an index line nobody clears.
+	if addFinalizer {
+		controllerutil.AddFinalizer(&t, finalizer)
+		if err := r.Client.Update(ctx, &t); err != nil {
+			return r.failed(key, err)
 		}
-		first = false
-		t.Status = want
-		return r.Client.Status().Update(ctx, &t)
-	})
-	if err != nil {
-		// 有錯誤時 controller-runtime 不看 RequeueAfter：它以限速的方式重新排入佇列。 / With an error, controller-runtime ignores RequeueAfter and requeues rate-limited.
-		return reconcile.Result{}, err
 	}
+	if err := r.write(ctx, report, reportOp); err != nil {
+		return r.failed(key, err)
+	}
+	if err := r.write(ctx, index, indexOp); err != nil {
+		return r.failed(key, err)
+	}
+	if writeStatus {
+		t.Status = want
+		if err := r.Client.Status().Update(ctx, &t); err != nil {
+			if apierrors.IsConflict(err) && r.APIReader != nil {
+				return r.rereadAfterConflict(ctx, req)
+			}
+			return r.failed(key, err)
+		}
+	}
+	// 有錯誤時 controller-runtime 不看 RequeueAfter：它以限速的方式重新排入佇列。 / With an error, controller-runtime ignores RequeueAfter and requeues rate-limited.
 	return reconcile.Result{RequeueAfter: r.Recount}, nil
+}
+
+// write 建立或更新 obj（op 是 "created" 或 "updated"；空字串表示不必寫）。
+//
+// write creates or updates obj (op is "created" or "updated"; empty means
+// nothing to write).
+func (r *TallyReconciler) write(ctx context.Context, obj client.Object, op string) error {
+	switch op {
+	case "created":
+		return r.Client.Create(ctx, obj)
+	case "":
+		return nil
+	default:
+		return r.Client.Update(ctx, obj)
+	}
 }
 
 // count 跟步驟 06 的一樣，只是 Pod 從 manager 的快取讀：List 一個 PartialObjectMetadataList。
@@ -146,14 +227,19 @@ func (r *TallyReconciler) count(ctx context.Context, t *labv1alpha1.PodTally) (l
 
 // tallyFor 是 Pod 的 map 函式：找出選中這個 Pod 的每一個 tally（從快取 List，跟步驟 06 掃 lister 一樣）。
 // 更新時 controller-runtime 對舊的與新的物件各呼叫一次，結果合併：失去標籤的 Pod 也會讓原本的 tally 重數。
+// map 函式不能回傳錯誤：List 失敗時把它寫進 log 並印一行，這個 Pod 的變化就不排入任何 tally。
 //
 // tallyFor is the pods' map function: it finds every tally that selects the
 // pod (a List from the cache, as step 06 scans the lister). On an update
 // controller-runtime calls it for the old and for the new object and merges
-// the results: a pod that loses a label makes its old tally count again.
+// the results: a pod that loses a label makes its old tally count again. A
+// map function cannot return an error: when the List fails it logs it and
+// prints a line, and this pod's change queues no tally.
 func (r *TallyReconciler) tallyFor(ctx context.Context, pod client.Object) []reconcile.Request {
 	var tallies labv1alpha1.PodTallyList
 	if err := r.Client.List(ctx, &tallies, client.InNamespace(pod.GetNamespace())); err != nil {
+		ctrllog.FromContext(ctx).Error(err, "listing tallies for a pod", "pod", show.Key(pod))
+		show.Line(r.Out, "pods", "map", show.Key(pod), "cannot list tallies ("+err.Error()+"): this change queues nothing", show.OpSkip)
 		return nil
 	}
 	var reqs []reconcile.Request

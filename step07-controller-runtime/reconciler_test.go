@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -21,12 +23,23 @@ import (
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 	"github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/generated/clientset/versioned"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+// TestMain 啟動測試的叢集。這個行程裡每個測試都建一個 manager，各有一個叫 podtally 的控制器：
+// 讓 controller-runtime 略過名字不可重複的檢查（見 manager.go 的 skipNameValidation）。
+//
+// TestMain starts the test clusters. Every test in this process builds a
+// manager with a controller named podtally: controller-runtime is told to
+// skip its check that names are unique (see skipNameValidation in
+// manager.go).
+func TestMain(m *testing.M) {
+	skipNameValidation = true
+	testenv.Main(m)
+}
 
 // crdFile 是步驟 06 產生的 CRD：這一步不裝它，測試替學習者先裝好（就像先跑過步驟 06）。
 //
@@ -74,6 +87,15 @@ func tallies(c *testenv.Cluster, ns string) interface {
 func freshTally(t testing.TB, c *testenv.Cluster, ns, name, selector string) {
 	t.Helper()
 	ts := tallies(c, ns)
+	// 上一個測試留下的 tally 可能帶著這一步的 finalizer，而那個控制器已經停了：先拿掉，刪除才不會卡住。
+	// A tally an earlier test left may carry this step's finalizer, and that controller has stopped: take it off
+	// first, or the delete would hang.
+	if old, err := ts.Get(context.Background(), name, metav1.GetOptions{}); err == nil && len(old.Finalizers) > 0 {
+		old.Finalizers = nil
+		if _, err := versioned.NewForConfigOrDie(c.Config()).LabV1alpha1().PodTallies(ns).Update(context.Background(), old, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := ts.Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
@@ -152,24 +174,37 @@ func lastCount(t *testing.T, out string) string {
 	return m[len(m)-1][1]
 }
 
-// 情境：README 的示範，跟步驟 06 的同一個情境：before 已經在，app-demo 是步驟 06 留下的樣子（數到 before）；
-// scene demo 建立、加標籤、刪除 demo。四次 Reconcile（第一次什麼都不寫）；兩次 status 寫入各以一次
-// generation 沒變的更新回來，全被 GenerationChangedPredicate 擋下，沒有一次換來 Reconcile。
-// 最後的 status 跟步驟 06 的 golden file 一樣。
+// 情境：README 的示範，跟步驟 06 的同一個情境，再加上擁有的物件與 finalizer。before 已經在，app-demo 是步驟 06
+// 留下的樣子（數到 before）。第一次 Reconcile 加上 finalizer、建立報告與索引，status 不必寫；加 finalizer 的
+// 更新以一次 generation 沒變的更新回來，被 GenerationChangedPredicate 擋下。scene demo 建立、加標籤、刪除 demo：
+// 兩次 status 寫入也都被擋下。接著刪掉報告：擁有者被排進佇列，報告又被建立。最後刪掉 tally：刪除讓 generation
+// 加一，所以那次更新通過；Reconcile 清掉索引裡的那一行、拿掉 finalizer，tally 才消失。garbage collector
+// （kube-controller-manager）先暫停，等 tally 的最後一次 Reconcile 印出來再放行：它刪掉報告，報告的刪除又把
+// 擁有者排進佇列，那一次 Reconcile 找不到它。最後的 status 跟步驟 06 的 golden file 一樣。
 //
-// The story: the README's demo, step 06's scene: before exists, app-demo is
-// as step 06 leaves it (counting before); scene demo creates, labels and
-// deletes demo. Four Reconciles (the first writes nothing); each of the two
-// status writes comes back as an update with the same generation, and
-// GenerationChangedPredicate drops both: neither buys a Reconcile. The final
-// status is step 06's golden file's.
+// The story: the README's demo, step 06's scene, plus the owned object and
+// the finalizer. before exists, app-demo is as step 06 leaves it (counting
+// before). The first Reconcile adds the finalizer and creates the report
+// and the index, with no status to write; the finalizer's update comes back
+// with the same generation, and GenerationChangedPredicate drops it. scene
+// demo creates, labels and deletes demo: both status writes are dropped too.
+// Then the report is deleted: its owner is queued, and the report is
+// written again. Last, the tally is deleted: the delete adds one to the
+// generation, so that update passes; Reconcile clears the index line and
+// takes the finalizer off, and only then is the tally gone. The garbage
+// collector (kube-controller-manager) is held until the tally's last
+// Reconcile has printed, then released: it deletes the report, whose delete
+// queues the owner again, and that Reconcile does not find it. The last
+// status written is step 06's golden file's.
 func TestDemo(t *testing.T) {
+	ctx := t.Context()
 	c := testenv.Realistic(t)
 	cs := c.Client()
 	ns := "default"
 	installCRD(t, c)
 	testenv.BeforePod(t, cs, ns)
 	leftByStep06(t, c, ns)
+	t.Cleanup(func() { _ = cs.CoreV1().ConfigMaps(ns).Delete(context.Background(), indexName, metav1.DeleteOptions{}) })
 	opts := defaults(t, options{})
 	out, lv, _ := testenv.StartLiveConfig(t, c, ns, page(options{}), "demo.recording.jsonl", func(ctx context.Context, cfg *rest.Config, out io.Writer) error {
 		return run(ctx, cfg, ns, opts, out)
@@ -178,20 +213,38 @@ func TestDemo(t *testing.T) {
 		out.Wait(t, n, "tallies  OnUpdate  default/app-demo ", "GenerationChangedPredicate drops it")
 	}
 	out.Wait(t, 1, "watching from there")
-	out.Wait(t, 1, "podtally Reconcile default/app-demo ", "status up to date")
+	out.Wait(t, 1, "podtally Reconcile default/app-demo ", "finalizer added; report app-demo-report created")
+	dropped(1)
 	testenv.DemoScene(t, cs, ns, func(change string) {
 		switch change {
 		case "created":
-			dropped(1)
-		case "labelled":
-			out.Wait(t, 2, "podtally Reconcile default/app-demo ", "status up to date")
-		case "deleted":
 			dropped(2)
+		case "labelled":
+			out.Wait(t, 1, "podtally Reconcile default/app-demo ", "status up to date, nothing to write")
+		case "deleted":
+			dropped(3)
 		}
 	})
+	if err := scene.DeleteConfigMap(ctx, cs, ns, "app-demo-report", testenv.WaitTimeout); err != nil {
+		t.Fatal(err)
+	}
+	out.Wait(t, 2, "podtally Reconcile default/app-demo ", "report app-demo-report created")
+	resume := c.Pause(t, "kube-controller-manager")
+	uid, err := scene.DeleteTally(ctx, cs, ns, "app-demo", testenv.WaitTimeout)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	out.Wait(t, 1, "podtally Reconcile default/app-demo ", "not in the cache")
+	resume()
+	// garbage collector 每 30 秒才發現一次新的資源種類（這個 CRD 才剛裝好），所以等得比平常久。
+	// The garbage collector discovers new kinds only every 30 seconds (this CRD is new), so the wait is longer than usual.
+	if _, err := scene.OwnedConfigMapsGone(ctx, cs, ns, uid, 90*time.Second); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	out.Wait(t, 2, "podtally Reconcile default/app-demo ", "not in the cache")
 	got := out.String()
-	if n := out.Count("podtally Reconcile "); n != 4 {
-		t.Errorf("%d Reconciles; want 4 (the initial count, create, label, delete): the two status writes must trigger none\n%s", n, got)
+	if n := out.Count("podtally Reconcile "); n != 8 {
+		t.Errorf("%d Reconciles; want 8 (the first, create, label, delete, the deleted report, the tally being deleted, gone, gone again after its report): no write of the controller's own may trigger one\n%s", n, got)
 	}
 	golden.Check(t, "demo", golden.StripVersions(got))
 	step06, err := os.ReadFile(filepath.Join("..", "step06-custom-resource", "testdata", "demo.golden"))
@@ -201,9 +254,17 @@ func TestDemo(t *testing.T) {
 	if a, b := lastCount(t, got), lastCount(t, string(step06)); a != b {
 		t.Errorf("the last count written is %s here and %s in step 06's golden file; the same scene must end with the same status", a, b)
 	}
-	waitTally(t, c, ns, "app-demo", "count 1, pods [before]", func(p *labv1alpha1.PodTally) bool {
-		return p.Status.Count == 1 && strings.Join(p.Status.Pods, ",") == "before" && p.Status.ObservedGeneration == 1
-	})
+	// 報告跟著擁有者走了；索引還在，只是沒有 app-demo 那一行。 / The report went with its owner; the index stays, without app-demo's line.
+	if _, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "app-demo-report", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the report is still there after its owner went (err %v): the garbage collector should have deleted it", err)
+	}
+	index, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, indexName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, listed := index.Data["app-demo"]; listed {
+		t.Errorf("the index still lists app-demo after the finalizer ran: %v", index.Data)
+	}
 	t.Run("page", func(t *testing.T) {
 		testenv.CheckPage(t, testenv.Page(t, lv.URL(), out.String()), out.String, "demo")
 	})
@@ -238,12 +299,14 @@ func TestOneWatchPerType(t *testing.T) {
 	want := []*regexp.Regexp{
 		regexp.MustCompile(`^trace: GET /apis/lab\.informer-walkthrough\.github\.io/v1alpha1/namespaces/` + ns + `/podtallies\?.*sendInitialEvents=true.*watch=true -> 200`),
 		regexp.MustCompile(`^trace: GET /api/v1/namespaces/` + ns + `/pods\?.*sendInitialEvents=true.*watch=true -> 200`),
+		// Owns 的 ConfigMap 只看帶著 managed-by 標籤的（ByObject）。 / Owns' ConfigMaps: only those with the managed-by label (ByObject).
+		regexp.MustCompile(`^trace: GET /api/v1/namespaces/` + ns + `/configmaps\?.*labelSelector=app\.kubernetes\.io%2Fmanaged-by%3Dpodtally.*sendInitialEvents=true.*watch=true -> 200`),
 	}
-	if len(watches) != 2 {
-		t.Fatalf("%d watches; want 2, one per type:\n%s", len(watches), trace.String())
+	if len(watches) != 3 {
+		t.Fatalf("%d watches; want 3, one per type:\n%s", len(watches), trace.String())
 	}
 	for _, re := range want {
-		if !re.MatchString(watches[0]) && !re.MatchString(watches[1]) {
+		if !slices.ContainsFunc(watches, re.MatchString) {
 			t.Errorf("no watch matches %s:\n%s", re, trace.String())
 		}
 	}
