@@ -16,6 +16,14 @@ import (
 // settleTimeout 是等 Pod 跑起來或消失的上限。 / settleTimeout bounds the wait for a pod to run or to be gone.
 const settleTimeout = 30 * time.Second
 
+// gcTimeout 是等 garbage collector 刪掉擁有者留下的物件的上限：它每 30 秒才發現一次新的資源種類，
+// 再加上處理的時間。
+//
+// gcTimeout bounds the wait for the garbage collector to delete what an
+// owner left: it discovers new kinds of resource only every 30 seconds, plus
+// the time to act.
+const gcTimeout = 90 * time.Second
+
 // commands 是每個指令接受的參數個數（max < 0 表示沒有上限）與用法。
 //
 // commands lists each command's argument count (max < 0: no limit) and usage.
@@ -30,7 +38,14 @@ var commands = map[string]struct {
 	"demo":     {0, 0, ""},
 	"burst":    {1, 1, "N"},
 	"reset":    {0, 0, ""},
+	// 步驟 07：刪掉一個 tally 的報告（它的擁有者會再建一份），以及刪掉 tally 本身（它的 finalizer 先清理）。
+	// Step 07: delete a tally's report (its owner writes it again), and the tally itself (its finalizer cleans up first).
+	"delete-configmap": {1, 1, "NAME"},
+	"delete-tally":     {1, 1, "NAME"},
 }
+
+// commandList 是錯誤訊息裡列出的指令。 / commandList is the commands an error message lists.
+const commandList = "create, label, annotate, delete, demo, burst, reset, delete-configmap, delete-tally"
 
 // Check 在連線之前檢查指令與參數個數，錯誤的用法不會送出任何請求。
 //
@@ -38,11 +53,11 @@ var commands = map[string]struct {
 // wrong usage makes no request.
 func Check(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("no command (create, label, annotate, delete, demo, burst, reset)")
+		return fmt.Errorf("no command (%s)", commandList)
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		return fmt.Errorf("unknown command %q (create, label, annotate, delete, demo, burst, reset)", args[0])
+		return fmt.Errorf("unknown command %q (%s)", args[0], commandList)
 	}
 	if n := len(args) - 1; n < c.min || (c.max >= 0 && n > c.max) {
 		return fmt.Errorf("usage: scene %s %s", args[0], c.form)
@@ -143,6 +158,24 @@ func Run(ctx context.Context, cs kubernetes.Interface, ns string, args []string,
 			return err
 		}
 		say(fmt.Sprintf("%d label changes (burst=1..%d), then burst- again, on %s", n, n, strings.Join(changed, " ")))
+	case "delete-configmap":
+		if err := DeleteConfigMap(ctx, cs, ns, args[0], settleTimeout); err != nil {
+			return err
+		}
+		say(fmt.Sprintf("deleted configmap %s/%s", ns, args[0]))
+	case "delete-tally":
+		uid, err := DeleteTally(ctx, cs, ns, args[0], settleTimeout)
+		if err != nil {
+			return err
+		}
+		say(fmt.Sprintf("deleted podtally %s/%s (its finalizers were taken off first)", ns, args[0]))
+		gone, err := OwnedConfigMapsGone(ctx, cs, ns, uid, gcTimeout)
+		if err != nil {
+			return err
+		}
+		if len(gone) > 0 {
+			say(fmt.Sprintf("the garbage collector deleted what it owned: configmap %s", strings.Join(gone, ", ")))
+		}
 	case "reset":
 		deleted, err := Reset(ctx, cs, ns, "before")
 		if err != nil {

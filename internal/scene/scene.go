@@ -291,3 +291,116 @@ func Settle(ctx context.Context, cs kubernetes.Interface, namespace, name string
 // Value turns a string into the *string that Label and Annotate take; pass
 // nil to remove instead.
 func Value(s string) *string { return &s }
+
+// tallyPath 是一個 PodTally 在 API server 上的路徑（步驟 06 的 CRD）。scene 只需要刪除與讀取它，
+// 不必為此拉進步驟 06 產生的 clientset。
+//
+// tallyPath is a PodTally's path on the API server (step 06's CRD). scene
+// only deletes and reads one, and needs no generated clientset for that.
+func tallyPath(namespace, name string) string {
+	return "/apis/lab.informer-walkthrough.github.io/v1alpha1/namespaces/" + namespace + "/podtallies/" + name
+}
+
+// DeleteTally 刪除一個 PodTally，等它消失（最多 timeout），回傳它的 UID。有 finalizer 擋著時，API server 只設定
+// deletionTimestamp，物件留著，直到放 finalizer 的控制器把它拿掉：等不到時，錯誤說出是哪些 finalizer。
+//
+// DeleteTally deletes a PodTally, waits until it is gone (at most timeout)
+// and returns its UID. With a finalizer on it, the API server only sets
+// deletionTimestamp and the object stays until the controller that put the
+// finalizer there takes it off: when the wait runs out, the error names the
+// finalizers.
+func DeleteTally(ctx context.Context, cs kubernetes.Interface, namespace, name string, timeout time.Duration) (types.UID, error) {
+	rc := cs.CoreV1().RESTClient()
+	get := func(ctx context.Context) (*metav1.PartialObjectMetadata, error) {
+		raw, err := rc.Get().AbsPath(tallyPath(namespace, name)).DoRaw(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var m metav1.PartialObjectMetadata
+		return &m, json.Unmarshal(raw, &m)
+	}
+	before, err := get(ctx)
+	if err != nil {
+		return "", fmt.Errorf("deleting podtally %s/%s: %w", namespace, name, err)
+	}
+	if err := rc.Delete().AbsPath(tallyPath(namespace, name)).Do(ctx).Error(); err != nil {
+		return "", fmt.Errorf("deleting podtally %s/%s: %w", namespace, name, err)
+	}
+	var finalizers []string
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		m, err := get(ctx)
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		finalizers = m.Finalizers
+		return false, nil
+	})
+	if err != nil && ctx.Err() == nil {
+		return "", fmt.Errorf("podtally %s/%s is still there after %s, held by its finalizers %v: is the controller that put them there running?", namespace, name, timeout, finalizers)
+	}
+	return before.UID, err
+}
+
+// OwnedConfigMapsGone 等到 namespace 裡沒有 ownerReferences 指向 owner 的 ConfigMap：擁有者消失之後，
+// garbage collector（kube-controller-manager）會刪掉它們。它每 30 秒才重新發現一次新的資源種類，
+// 所以剛裝好的 CRD 的物件，第一次可能要等到那時。
+//
+// OwnedConfigMapsGone waits until no ConfigMap in the namespace has an
+// ownerReference to owner: once the owner is gone, the garbage collector
+// (kube-controller-manager) deletes them. It discovers new kinds of resource
+// only every 30 seconds, so for the objects of a CRD just installed the
+// first time may take until then.
+func OwnedConfigMapsGone(ctx context.Context, cs kubernetes.Interface, namespace string, owner types.UID, timeout time.Duration) ([]string, error) {
+	var gone []string
+	seen := map[string]bool{}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		list, err := cs.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		left := false
+		for _, cm := range list.Items {
+			for _, ref := range cm.OwnerReferences {
+				if ref.UID == owner {
+					left = true
+					if !seen[cm.Name] {
+						seen[cm.Name] = true
+						gone = append(gone, cm.Name)
+					}
+				}
+			}
+		}
+		return !left, nil
+	})
+	if err != nil && ctx.Err() == nil {
+		return gone, fmt.Errorf("ConfigMaps %v are still there %s after their owner went: is kube-controller-manager (its garbage collector) running?", gone, timeout)
+	}
+	return gone, err
+}
+
+// DeleteConfigMap 刪除一個 ConfigMap，等被刪的那一個消失：有控制器立刻再建一個同名的（步驟 07 的報告），
+// 新的那一個 UID 不同，也算。
+//
+// DeleteConfigMap deletes a ConfigMap and waits until the one deleted is
+// gone: when a controller writes a new one of the same name at once (step
+// 07's report), the new one has another UID, and that counts too.
+func DeleteConfigMap(ctx context.Context, cs kubernetes.Interface, namespace, name string, timeout time.Duration) error {
+	cms := cs.CoreV1().ConfigMaps(namespace)
+	old, err := cms.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("deleting configmap %s/%s: %w", namespace, name, err)
+	}
+	if err := cms.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &old.UID}}); err != nil {
+		return fmt.Errorf("deleting configmap %s/%s: %w", namespace, name, err)
+	}
+	return wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		now, err := cms.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return err == nil && now.UID != old.UID, err
+	})
+}

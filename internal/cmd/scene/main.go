@@ -29,8 +29,9 @@ import (
 
 const usage = `usage: scene [flags] COMMAND [ARGS]
 
-scene makes pod changes for the steps to observe, in the namespace of your
-kubeconfig's context (or -n). It needs only Go.
+scene makes pod changes for the steps to observe (and, for step 07, deletes a
+tally or its report), in the namespace of your kubeconfig's context (or -n).
+It needs only Go.
 
 commands:
   create NAME [KEY=VALUE ...]   create a pod with these labels and wait until it runs (if the cluster has
@@ -43,6 +44,10 @@ commands:
                                 spread over the namespace's pods, then remove the label again
                                 (to see workers in parallel and keys merged)
   reset                         delete every pod scene created in the namespace, except "before"
+  delete-configmap NAME         delete a ConfigMap and wait until it is gone (step 07: a tally's report)
+  delete-tally NAME             delete a PodTally and wait until it is gone (its finalizers hold it until
+                                the controller takes them off), then until the garbage collector has
+                                deleted the ConfigMaps it owned (step 07)
 
 flags:
 `
@@ -80,7 +85,7 @@ func main() {
 		rest = fs.Args()[1:]
 	}
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "scene: no command given (create, label, annotate, delete, demo, burst, reset; see -h)")
+		fmt.Fprintln(os.Stderr, "scene: no command given (create, label, annotate, delete, demo, burst, reset, delete-configmap, delete-tally; see -h)")
 		os.Exit(2)
 	}
 
