@@ -54,21 +54,25 @@ func (d Describe) String() string { return d() }
 type Output struct {
 	mu  sync.Mutex
 	buf strings.Builder
-	// held 記著每個 key 被 worker 拿走（Get）還沒還回去（Done）的次數；只有接上事件串流的 Output 才有。
-	// held counts, per key, the Gets a worker has not yet answered with Done; only an Output fed the event stream has it.
-	held map[string]int
+	// held 記著每個 key 被 worker 拿走（Get）還沒還回去（Done）的次數；events 是收到的每一筆事件。
+	// 只有接上事件串流的 Output 才有這兩者。
+	// held counts, per key, the Gets a worker has not yet answered with Done; events is every event received.
+	// Only an Output fed the event stream has them.
+	held   map[string]int
+	events []show.Event
 }
 
-// Emit 讓 Output 也是一個 show.Sink：它記下每個 key 的 Get 與 Done，給 WaitIdle 用。
+// Emit 讓 Output 也是一個 show.Sink：它記下每一筆事件（給 WaitEvents），以及每個 key 的 Get 與 Done（給 WaitIdle）。
 //
-// Emit makes an Output a show.Sink too: it keeps track of each key's Get and
-// Done, for WaitIdle.
+// Emit makes an Output a show.Sink too: it keeps every event (for
+// WaitEvents), and each key's Get and Done (for WaitIdle).
 func (o *Output) Emit(e show.Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.events = append(o.events, e)
 	if e.Op != show.OpGet && e.Op != show.OpDone {
 		return
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.held == nil {
 		o.held = map[string]int{}
 	}
@@ -77,6 +81,27 @@ func (o *Output) Emit(e show.Event) {
 	} else {
 		o.held[e.Key]--
 	}
+}
+
+// WaitEvents 等到至少 n 筆事件的 Source、What 與 Key 是給的這幾個，包括不印出來的（Quiet）事件：
+// 例如控制器自己寫的物件，它的 informer 已經收到了。
+//
+// WaitEvents waits until at least n events have the given Source, What and
+// Key, the ones not printed (Quiet) included: that the informer has
+// received an object the controller wrote itself, say.
+func (o *Output) WaitEvents(t testing.TB, n int, source, what, key string) {
+	t.Helper()
+	Poll(t, fmt.Sprintf("%d event(s) %s %s %s; output so far:", n, source, what, key), func() bool {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		got := 0
+		for _, e := range o.events {
+			if e.Source == source && e.What == what && e.Key == key {
+				got++
+			}
+		}
+		return got >= n
+	}, o)
 }
 
 // WaitIdle 等到 key 的每一次 Get 都有了 Done：印出 sync 那一行時，worker 還沒把 key 還給佇列，
