@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # codegen.sh：重新產生步驟 06 的所有程式碼與 CRD：DeepCopy、clientset、lister、informer（k8s.io/code-generator），
-# 以及 CRD 的 YAML（controller-gen）。產生器都是 go.mod 裡釘選的 go tool，不需要另外安裝，也用不到 GOPATH。
+# 以及 CRD 的 YAML（controller-gen）；還有步驟 07 從 RBAC 標記產生的角色（controller-gen）。產生器都是 go.mod 裡釘選的 go tool，不需要另外安裝，也用不到 GOPATH。
 # Regenerates all of step 06's code and its CRD: DeepCopy, the clientset, listers and informers (k8s.io/code-generator),
-# and the CRD's YAML (controller-gen). The generators are go tools pinned in go.mod: nothing to install, no GOPATH.
+# and the CRD's YAML (controller-gen); and step 07's role, from its RBAC markers (controller-gen). The generators are go tools pinned in go.mod: nothing to install, no GOPATH.
 #
 #   scripts/codegen.sh
 #
@@ -24,8 +24,36 @@ OUT_PKG="${MODULE}/${STEP}/generated"
 BOILERPLATE="${REPO_ROOT}/scripts/codegen/boilerplate.go.txt"
 
 cd "${REPO_ROOT}"
-# 先刪掉舊的產出：改名或刪掉的型別不會留下孤兒檔案。 / Remove the old output first, so a renamed or removed type leaves no orphan file.
-rm -rf "${OUT_DIR}" "${STEP}/apis/lab/v1alpha1/zz_generated.deepcopy.go" "${STEP}/crd"
+# 產出的每一個檔案與目錄。先把舊的搬到一旁：改名或刪掉的型別不會留下孤兒檔案；產生器中途失敗時，
+# 舊的搬回來，步驟 06 照樣能編譯。
+# Every file and directory this writes. The old ones are moved aside first, so a renamed or removed type leaves no
+# orphan file; if a generator fails halfway, the old ones are moved back, and step 06 still compiles.
+OUTPUTS=("${STEP}/generated" "${STEP}/apis/lab/v1alpha1/zz_generated.deepcopy.go" "${STEP}/crd" "step07-controller-runtime/rbac")
+ASIDE="$(mktemp -d)"
+DONE=""
+
+finish() {
+  local out
+  if [[ -z "${DONE}" ]]; then
+    for out in "${OUTPUTS[@]}"; do
+      rm -rf "${out}"
+      if [[ -e "${ASIDE}/${out}" ]]; then
+        mkdir -p "$(dirname "${out}")"
+        mv "${ASIDE}/${out}" "${out}"
+      fi
+    done
+    log "a generator failed: the code generated before is back in place"
+  fi
+  rm -rf "${ASIDE}"
+}
+trap finish EXIT
+
+for out in "${OUTPUTS[@]}"; do
+  if [[ -e "${out}" ]]; then
+    mkdir -p "${ASIDE}/$(dirname "${out}")"
+    mv "${out}" "${ASIDE}/${out}"
+  fi
+done
 
 log "deepcopy-gen"
 go tool deepcopy-gen --go-header-file "${BOILERPLATE}" --output-file zz_generated.deepcopy.go "${API_PKG}"
@@ -43,4 +71,10 @@ go tool informer-gen --go-header-file "${BOILERPLATE}" \
   --listers-package "${OUT_PKG}/listers" "${API_PKG}"
 log "controller-gen crd"
 go tool controller-gen crd paths="./${STEP}/apis/..." output:crd:artifacts:config="${STEP}/crd"
-log "done: ${STEP}/generated, ${STEP}/apis/lab/v1alpha1/zz_generated.deepcopy.go, ${STEP}/crd"
+# 步驟 07 的角色：controller-gen 讀 reconciler.go 裡的 +kubebuilder:rbac 標記。
+# Step 07's role: controller-gen reads the +kubebuilder:rbac markers in reconciler.go.
+log "controller-gen rbac (step 07)"
+go tool controller-gen rbac:roleName=podtally-controller-runtime paths="./step07-controller-runtime/..." \
+  output:rbac:artifacts:config=step07-controller-runtime/rbac
+DONE=yes
+log "done: ${STEP}/generated, ${STEP}/apis/lab/v1alpha1/zz_generated.deepcopy.go, ${STEP}/crd, step07-controller-runtime/rbac"

@@ -277,7 +277,9 @@ func settle(t *testing.T, out *testenv.Output) {
 }
 
 var (
-	syncLine     = regexp.MustCompile(`^worker\d+ +sync `)
+	// step 04 到 06 的 worker sync 與 step 07 的 Reconcile：事件來得比它們快時會合併。
+	// Steps 04 to 06's worker syncs and step 07's Reconciles: they merge when events come faster than they run.
+	syncLine     = regexp.MustCompile(`^(worker\d+ +sync |podtally Reconcile )`)
 	shutdownLine = regexp.MustCompile(`^-- (shutting down|workers stopped)`)
 	// 合併時，step 04 的處理函式會註明 key 已經在佇列裡等、或正在同步；這一行是否出現，跟合併一樣取決於時機。
 	// When changes merge, step 04's handler notes that the key is already waiting, or being synced; like the merge, that depends on timing.
@@ -305,13 +307,13 @@ func normalize(s string) []string {
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
-// compareWalk 比對輸出與 README。worker 的 sync 行另外比：事件來得比 worker 快時，
+// compareWalk 比對輸出與 README。worker 的 sync 行（與 step 07 的 Reconcile 行）另外比：事件來得比 worker 快時，
 // 幾個變化會合併成一次同步（這正是 step 04 要教的），所以實際的 sync 行必須是 README 那些的
 // 子序列，而且最後一行相同。step 04 的 queue 行也另外比：它們從不合併，順序也跟 README 一樣，
 // 只是可能跑在 fifo 行前面。其他每一行都必須一模一樣。prefix 的練習只比 README 列出的部分。
 //
-// compareWalk compares the output with the README. Worker sync lines are
-// compared apart: when events come faster than a worker, changes merge into
+// compareWalk compares the output with the README. Worker sync lines (and
+// step 07's Reconcile lines) are compared apart: when events come faster than a worker, changes merge into
 // one sync (which is what step 04 teaches), so the actual sync lines must be
 // a subsequence of the README's, ending with the same line. Step 04's queue
 // lines are compared apart too: they never merge and keep the README's order,

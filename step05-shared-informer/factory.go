@@ -72,7 +72,7 @@ func newFactory(client kubernetes.Interface, namespace string, opts options) inf
 	return informers.NewSharedInformerFactoryWithOptions(client, opts.resync, factoryOptions...)
 }
 
-// dropManagedFields 是 Transform：伺服器端套用（server-side apply）記錄的 managedFields 常常比物件其他部分還大，
+// dropManagedFields 是 Transform：server-side apply 記錄的 managedFields 常常比物件其他部分還大，
 // 控制器幾乎用不到。它直接修改物件：Transform 是第一個看到物件的程式碼，沒有別人持有它。它必須是冪等的：
 // 預設的 WatchList 路徑上，清單裡的每個物件會經過它兩次（進 Reflector 的暫存 store 一次，Replace 進 RealFIFO 再一次）。
 //

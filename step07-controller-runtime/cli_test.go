@@ -28,7 +28,11 @@ func TestCommandLine(t *testing.T) {
 	c := testenv.Plain(t)
 	ns := c.Namespace(t)
 
-	// CRD 不存在。 / The CRD missing.
+	// CRD 不存在。之前的測試留下的 tally 帶著 finalizer，而放上它的控制器已經停了：CRD 要等每個 tally 都刪掉
+	// 才會消失，所以先拿掉它們的 finalizer。
+	// The CRD missing. Tallies earlier tests left carry the finalizer of a controller that has stopped: the CRD
+	// goes only after every tally has, so their finalizers come off first.
+	releaseTallies(t, c)
 	crds := apiextensions.NewForConfigOrDie(c.Config()).ApiextensionsV1().CustomResourceDefinitions()
 	name := "podtallies.lab.informer-walkthrough.github.io"
 	if err := crds.Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {

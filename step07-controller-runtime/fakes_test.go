@@ -198,8 +198,8 @@ func TestFakeStatusSubresource(t *testing.T) {
 	}
 }
 
-// 情境：擁有者被刪除。真正的叢集裡，kube-controller-manager 的垃圾回收器刪掉帶著 ownerReference 的
-// 從屬物件；假的 clientset 沒有垃圾回收器，從屬物件永遠留著。
+// 情境：擁有者被刪除。真正的叢集裡，kube-controller-manager 的 garbage collector 刪掉帶著 ownerReference 的
+// 從屬物件；假的 clientset 沒有 garbage collector，從屬物件永遠留著。
 //
 // The story: an owner is deleted. In a real cluster kube-controller-manager's
 // garbage collector deletes the dependent that carries an ownerReference; the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 
@@ -9,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
@@ -33,30 +35,53 @@ const finalizer = "lab.informer-walkthrough.github.io/index-entry"
 // cleared by the finalizer.
 const indexName = "podtally-index"
 
-// indexEntry 算出索引裡 tally 那一行該是什麼，回傳要寫的索引與 op（"created"、"updated" 或空字串）。
+// indexLine 是 tally 在索引裡的那一行。 / indexLine is the tally's line in the index.
+func indexLine(t *labv1alpha1.PodTally, status labv1alpha1.PodTallyStatus) string {
+	return fmt.Sprintf("%s: %d", t.Spec.Selector, status.Count)
+}
+
+// indexChanged 從快取看索引裡 tally 那一行是不是已經是該有的樣子。
 //
-// indexEntry works out what the tally's line in the index should be, and
-// returns the index to write and the op ("created", "updated" or empty).
-func (r *TallyReconciler) indexEntry(ctx context.Context, t *labv1alpha1.PodTally, status labv1alpha1.PodTallyStatus) (*corev1.ConfigMap, string, error) {
-	line := fmt.Sprintf("%s: %d", t.Spec.Selector, status.Count)
+// indexChanged looks in the cache whether the tally's line in the index is
+// already what it should be.
+func (r *TallyReconciler) indexChanged(ctx context.Context, t *labv1alpha1.PodTally, status labv1alpha1.PodTallyStatus) (bool, error) {
 	var index corev1.ConfigMap
 	err := r.Client.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: indexName}, &index)
 	switch {
 	case apierrors.IsNotFound(err):
-		return &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: indexName, Namespace: t.Namespace, Labels: maps.Clone(managedBy)},
-			Data:       map[string]string{t.Name: line},
-		}, "created", nil
+		return true, nil
 	case err != nil:
-		return nil, "", err
-	case index.Data[t.Name] == line:
-		return &index, "", nil
+		return false, err
 	}
-	if index.Data == nil {
-		index.Data = map[string]string{}
+	return index.Data[t.Name] != indexLine(t, status), nil
+}
+
+// setIndexLine 寫 tally 在索引裡的那一行（value 是 nil 時刪掉它）。索引是共用的，別的 tally 同時也在寫：
+// 用 JSON merge patch 只改這一個 key，不帶 resourceVersion，所以不會跟別人的那一行衝突，也不靠快取新不新。
+// 索引還不存在時先建立（兩個 tally 同時建立時，晚到的那個得到 AlreadyExists，改成 patch）。
+//
+// setIndexLine writes the tally's line in the index (removes it when value
+// is nil). The index is shared and other tallies write it meanwhile: a JSON
+// merge patch changes this one key and carries no resourceVersion, so it
+// never conflicts with another tally's line and does not depend on how fresh
+// the cache is. A missing index is created first (when two tallies create it
+// at once, the later gets AlreadyExists and patches instead).
+func (r *TallyReconciler) setIndexLine(ctx context.Context, t *labv1alpha1.PodTally, value *string) error {
+	patch, err := json.Marshal(map[string]any{"data": map[string]*string{t.Name: value}})
+	if err != nil {
+		return err
 	}
-	index.Data[t.Name] = line
-	return &index, "updated", nil
+	index := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: indexName, Namespace: t.Namespace}}
+	err = r.Client.Patch(ctx, index, client.RawPatch(types.MergePatchType, patch))
+	if !apierrors.IsNotFound(err) || value == nil {
+		return client.IgnoreNotFound(err)
+	}
+	index.Labels = maps.Clone(managedBy)
+	index.Data = map[string]string{t.Name: *value}
+	if err := r.Client.Create(ctx, index); !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return r.Client.Patch(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: indexName, Namespace: t.Namespace}}, client.RawPatch(types.MergePatchType, patch))
 }
 
 // finalize 處理刪除中的 tally：清掉它在索引裡的那一行，再拿掉 finalizer，API server 接著真的刪除它。
@@ -77,22 +102,12 @@ func (r *TallyReconciler) finalize(ctx context.Context, t *labv1alpha1.PodTally)
 		show.Line(r.Out, "podtally", "Reconcile", key, "being deleted, and our finalizer is already off: nothing to do", show.OpSync, show.SawMeta(t))
 		return nil
 	}
-	var index corev1.ConfigMap
-	err := r.Client.Get(ctx, types.NamespacedName{Namespace: t.Namespace, Name: indexName}, &index)
-	if err != nil && !apierrors.IsNotFound(err) {
+	show.Line(r.Out, "podtally", "Reconcile", key, fmt.Sprintf("being deleted (deletionTimestamp set, generation %d): %s line removed; finalizer removed, and the API server deletes the tally", t.Generation, indexName),
+		show.OpWrite, show.SawMeta(t), show.Into("api"))
+	// 不看快取：不論快取裡的索引新不新，patch 都把這一行拿掉（沒有這一行時什麼也不改）。
+	// Not from the cache: however fresh the cached index is, the patch removes the line (and changes nothing without it).
+	if err := r.setIndexLine(ctx, t, nil); err != nil {
 		return err
-	}
-	_, listed := index.Data[t.Name]
-	what := fmt.Sprintf("being deleted (deletionTimestamp set, generation %d): ", t.Generation)
-	if listed {
-		what += indexName + " updated: " + t.Name + " removed; "
-	}
-	show.Line(r.Out, "podtally", "Reconcile", key, what+"finalizer removed, and the API server deletes the tally", show.OpWrite, show.SawMeta(t), show.Into("api"))
-	if listed {
-		delete(index.Data, t.Name)
-		if err := r.Client.Update(ctx, &index); err != nil {
-			return err
-		}
 	}
 	controllerutil.RemoveFinalizer(t, finalizer)
 	return r.Client.Update(ctx, t)

@@ -34,7 +34,7 @@ func page(options) liveview.Pipeline {
 		Caption: liveview.Text{En: "the manager's cache: pods, metadata only (builder.OnlyMetadata); a map function finds the tallies", Zh: "manager 的快取：只看 metadata 的 Pod（builder.OnlyMetadata）；map 函式找出 tally"},
 		Sources: []string{"pods"},
 		Rank:    1,
-		Row:     1,
+		Row:     2,
 		Opaque:  true,
 	}
 	reports := liveview.Stage{
@@ -43,9 +43,12 @@ func page(options) liveview.Pipeline {
 		Caption: liveview.Text{En: "Owns(&ConfigMap{}): the reports, cached by their managed-by label; a deleted report queues its owner", Zh: "Owns(&ConfigMap{})：報告，依 managed-by 標籤放進快取；報告被刪，就把擁有者排進佇列"},
 		Sources: []string{"reports"},
 		Rank:    1,
-		Row:     2,
+		Row:     1,
 		Opaque:  true,
 	}
+	// Pod 的 informer 在最下面一列：Reconcile 數 Pod 的虛線從它的下緣出發，不會像是從別的方框出來的。
+	// The pod informer is the bottom row: Reconcile's dashed line for counting pods leaves its bottom edge and cannot
+	// seem to come from another box.
 	queue := liveview.Workqueue(2, false)
 	queue.Caption = liveview.Text{En: "the controller's priority queue: no depth shown (it reports to controller-runtime's own metrics)", Zh: "控制器的 priority queue：這裡不畫深度（它回報給 controller-runtime 自己的 metrics）"}
 	reconcile := liveview.Stage{
@@ -62,7 +65,7 @@ func page(options) liveview.Pipeline {
 		Stages:  []liveview.Stage{liveview.APIServer(), tallies, pods, reports, queue, reconcile},
 		Edges: append(append(append(liveview.Flows("api", "tallies", "workqueue", "workers"), liveview.Flows("api", "pods", "workqueue")...), liveview.Flows("api", "reports", "workqueue")...),
 			liveview.Edge{From: "pods", To: "workers", Kind: liveview.Read, Label: liveview.Text{En: "count pods", Zh: "數 Pod"}},
-			liveview.Edge{From: "workers", To: "api", Kind: liveview.Write, Label: liveview.Text{En: "Update, Create, Status().Update", Zh: "Update、Create、Status().Update"}},
+			liveview.Edge{From: "workers", To: "api", Kind: liveview.Write, Label: liveview.Text{En: "Update, Apply, Patch, Status().Update", Zh: "Update、Apply、Patch、Status().Update"}},
 		),
 		Panels: []string{"workqueue"},
 	}

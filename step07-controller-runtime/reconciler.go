@@ -26,21 +26,22 @@ import (
 // 控制器需要的權限，逐條：讀 tally（快取要 list 與 watch；--reread-on-conflict 要 get）、加上與拿掉 finalizer（update）；
 // 只寫 status 子資源；podtallies/finalizers 的 update 讓報告的 ownerReference 可以設 blockOwnerDeletion；
 // Pod 只要 list 與 watch（metadata-only 的快取用的也是這兩個）；ConfigMap 的報告與索引（快取的 list 與 watch，
-// 寫入的 create 與 update）；--leader-elect 的 Lease 與它記錄的事件。
+// 建立索引的 create，server-side apply 與 merge patch 的 patch）；--leader-elect 的 Lease 與它記錄的事件。
 //
-// The permissions the controller needs, rule by rule: read tallies (the cache lists and watches;
-// --reread-on-conflict gets), add and remove the finalizer (update); write
-// only the status subresource; update on podtallies/finalizers lets the
-// report's ownerReference set blockOwnerDeletion; pods only list and watch
-// (a metadata-only cache uses the same two); the ConfigMaps of the reports
-// and the index (list and watch for the cache, create and update to write);
-// --leader-elect's Lease and the events it records.
+// The permissions the controller needs, rule by rule: read tallies (the
+// cache lists and watches; --reread-on-conflict gets), add and remove the
+// finalizer (update); write only the status subresource; update on
+// podtallies/finalizers lets the report's ownerReference set
+// blockOwnerDeletion; pods only list and watch (a metadata-only cache uses
+// the same two); the ConfigMaps of the reports and the index (list and
+// watch for the cache, create for a new index, patch for server-side apply
+// and the merge patch); --leader-elect's Lease and the events it records.
 
 // +kubebuilder:rbac:groups=lab.informer-walkthrough.github.io,resources=podtallies,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=lab.informer-walkthrough.github.io,resources=podtallies/status,verbs=update
 // +kubebuilder:rbac:groups=lab.informer-walkthrough.github.io,resources=podtallies/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=list;watch
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=list;watch;create;update
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=list;watch;create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
@@ -49,8 +50,8 @@ import (
 // tally 擁有一個它寫的 ConfigMap（報告，report.go），刪除時由 garbage collector 收走；tally 在共用的索引
 // ConfigMap 裡有一行，刪除之前由 finalizer 清掉（finalizer.go）。
 //
-// 它需要的權限寫在上面的 +kubebuilder:rbac 標記裡：scripts/codegen.sh 讓 controller-gen 從這裡產生 rbac/role.yaml
-// （一個 ClusterRole，以 namespace 裡的 RoleBinding 綁給控制器的 ServiceAccount，權限就只在那個 namespace）；
+// TallyReconciler 需要的權限寫在上面的 +kubebuilder:rbac 標記裡：scripts/codegen.sh 讓 controller-gen 從這裡產生
+// rbac/role.yaml（一個 ClusterRole，以 namespace 裡的 RoleBinding 綁給控制器的 ServiceAccount，權限就只在那個 namespace）；
 // 測試確認兩者一致，再以只綁了這個角色的 ServiceAccount 執行控制器。
 //
 // TallyReconciler is step 06's sync rewritten as Reconcile: it handles one
@@ -61,7 +62,7 @@ import (
 // tally has a line in a shared index ConfigMap, which a finalizer clears
 // before the tally goes (finalizer.go).
 //
-// The permissions it needs are the +kubebuilder:rbac markers above:
+// TallyReconciler needs the permissions in the +kubebuilder:rbac markers above:
 // scripts/codegen.sh has controller-gen write rbac/role.yaml from them (a
 // ClusterRole, which a RoleBinding in the namespace grants to the
 // controller's ServiceAccount, so the permissions hold in that namespace
@@ -111,11 +112,11 @@ func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	report, reportOp, err := r.report(ctx, &t, want)
+	writeReport, err := r.reportChanged(ctx, &t, want)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	index, indexOp, err := r.indexEntry(ctx, &t, want)
+	writeIndex, err := r.indexChanged(ctx, &t, want)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -125,11 +126,11 @@ func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	if addFinalizer {
 		writes = append(writes, "finalizer added")
 	}
-	if reportOp != "" {
-		writes = append(writes, "report "+report.Name+" "+reportOp)
+	if writeReport {
+		writes = append(writes, "report "+reportName(&t)+" applied")
 	}
-	if indexOp != "" {
-		writes = append(writes, indexName+" "+indexOp+": "+t.Name+" set")
+	if writeIndex {
+		writes = append(writes, indexName+" line set")
 	}
 	if writeStatus {
 		change := fmt.Sprintf("UpdateStatus: count %d -> %d", t.Status.Count, want.Count)
@@ -154,11 +155,16 @@ func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 			return r.failed(key, err)
 		}
 	}
-	if err := r.write(ctx, report, reportOp); err != nil {
-		return r.failed(key, err)
+	if writeReport {
+		if err := r.writeReport(ctx, &t, want); err != nil {
+			return r.failed(key, err)
+		}
 	}
-	if err := r.write(ctx, index, indexOp); err != nil {
-		return r.failed(key, err)
+	if writeIndex {
+		line := indexLine(&t, want)
+		if err := r.setIndexLine(ctx, &t, &line); err != nil {
+			return r.failed(key, err)
+		}
 	}
 	if writeStatus {
 		t.Status = want
@@ -171,21 +177,6 @@ func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	}
 	// 有錯誤時 controller-runtime 不看 RequeueAfter：它以限速的方式重新排入佇列。 / With an error, controller-runtime ignores RequeueAfter and requeues rate-limited.
 	return reconcile.Result{RequeueAfter: r.Recount}, nil
-}
-
-// write 建立或更新 obj（op 是 "created" 或 "updated"；空字串表示不必寫）。
-//
-// write creates or updates obj (op is "created" or "updated"; empty means
-// nothing to write).
-func (r *TallyReconciler) write(ctx context.Context, obj client.Object, op string) error {
-	switch op {
-	case "created":
-		return r.Client.Create(ctx, obj)
-	case "":
-		return nil
-	default:
-		return r.Client.Update(ctx, obj)
-	}
 }
 
 // count 跟步驟 06 的一樣，只是 Pod 從 manager 的快取讀：List 一個 PartialObjectMetadataList。
@@ -243,17 +234,10 @@ func (r *TallyReconciler) tallyFor(ctx context.Context, pod client.Object) []rec
 		return nil
 	}
 	var reqs []reconcile.Request
-	var keys []string
 	for _, t := range tallies.Items {
 		if sel, err := labels.Parse(t.Spec.Selector); err == nil && sel.Matches(labels.Set(pod.GetLabels())) {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&t)})
-			keys = append(keys, show.Key(&t))
 		}
-	}
-	// controller-runtime 把這些 Request 放進佇列；即時頁面看得到是哪幾個（不印出來）。
-	// controller-runtime queues these Requests; the live page sees which (nothing printed).
-	if len(keys) > 0 {
-		show.Quiet(r.Out, "pods", "map", show.Key(pod), "map function: "+strings.Join(keys, ", "), show.OpHandle, show.Queued("workqueue", keys...))
 	}
 	return reqs
 }

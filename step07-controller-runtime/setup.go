@@ -8,11 +8,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -31,7 +31,17 @@ import (
 // owner; Watches pods, metadata only, turned into tally Requests by the map
 // function. How many Reconciles run at once is the manager's Controller
 // option (newManager), set there once.
-func (r *TallyReconciler) SetupWithManager(mgr ctrl.Manager) error {
+//
+// SetupWithManager 用 builder.ControllerManagedBy，而不是 kubebuilder 寫的 ctrl.NewControllerManagedBy：兩者是同一個函式，
+// 但 import 最上層的 sigs.k8s.io/controller-runtime 會連帶 import pkg/client/config，後者在 init 裡註冊
+// --kubeconfig 旗標，跟這一步自己的旗標衝突。
+//
+// SetupWithManager uses builder.ControllerManagedBy rather than
+// kubebuilder's ctrl.NewControllerManagedBy: the same function, but
+// importing the top sigs.k8s.io/controller-runtime package imports
+// pkg/client/config too, whose init registers a --kubeconfig flag that
+// clashes with this step's own.
+func (r *TallyReconciler) SetupWithManager(mgr manager.Manager) error {
 	return r.setUp(mgr, nil)
 }
 
@@ -41,12 +51,12 @@ func (r *TallyReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // setUp is SetupWithManager plus one thing of the step's own: until ready is
 // closed (until the "caches synced" line is printed) Reconcile waits, so the
 // printed order is fixed (see observed).
-func (r *TallyReconciler) setUp(mgr ctrl.Manager, ready <-chan struct{}) error {
-	return ctrl.NewControllerManagedBy(mgr).
+func (r *TallyReconciler) setUp(mgr manager.Manager, ready <-chan struct{}) error {
+	return builder.ControllerManagedBy(mgr).
 		Named("podtally").
 		For(&labv1alpha1.PodTally{}, builder.WithPredicates(tallyEvents(r.Out))).
 		Owns(&corev1.ConfigMap{}, builder.WithPredicates(reportEvents(r.Out))).
-		Watches(podsMeta(), handler.EnqueueRequestsFromMapFunc(r.tallyFor), builder.OnlyMetadata, builder.WithPredicates(podEvents(r.Out))).
+		Watches(podsMeta(), queuedBy(handler.EnqueueRequestsFromMapFunc(r.tallyFor), r.Out), builder.OnlyMetadata, builder.WithPredicates(podEvents(r.Out))).
 		Complete(observed(r, r.Out, ready))
 }
 
@@ -110,9 +120,11 @@ func reportEvents(out io.Writer) predicate.Predicate {
 		return ""
 	}
 	ours := func(what string, obj client.Object) bool {
-		if owner(obj) != "" {
-			show.Quiet(out, "reports", what, show.Key(obj), "our own write: dropped", show.OpSkip, show.SawMeta(obj))
+		why := "our own write: dropped"
+		if owner(obj) == "" {
+			why = "owned by no tally (the shared index): queues nothing"
 		}
+		show.Quiet(out, "reports", what, show.Key(obj), why, show.OpSkip, show.SawMeta(obj))
 		return false
 	}
 	return predicate.Funcs{
