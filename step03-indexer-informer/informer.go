@@ -101,16 +101,19 @@ func run(ctx context.Context, client kubernetes.Interface, namespace string, opt
 	handler := cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, isInInitialList bool) {
 			pod := obj.(*corev1.Pod)
+			stored(out, pod)
 			show.Line(out, "handler", "OnAdd", show.Key(pod), show.Pod(pod)+show.InitialList(isInInitialList),
 				show.OpHandle, show.Cached(pod), show.Initial(isInInitialList))
 			showIndex(out, indexer, show.Key(pod), nil, pod)
 		},
 		UpdateFunc: func(oldObj, newObj any) {
 			pod := newObj.(*corev1.Pod)
+			stored(out, pod)
 			show.Line(out, "handler", "OnUpdate", show.Key(pod), show.Changes(oldObj.(*corev1.Pod), pod), show.OpHandle, show.Cached(pod))
 			showIndex(out, indexer, show.Key(pod), oldObj.(*corev1.Pod), pod)
 		},
 		DeleteFunc: func(obj any) {
+			stored(out, obj)
 			key, last := onDelete(out, obj)
 			showIndex(out, indexer, key, last, nil)
 		},
@@ -193,6 +196,29 @@ func onDelete(out io.Writer, obj any) (string, *corev1.Pod) {
 	}
 	show.Line(out, "handler", "OnDelete", show.Key(pod), show.Pod(pod), show.OpHandle, show.Uncached(pod))
 	return show.Key(pod), pod
+}
+
+// stored 在處理函式一開始告訴即時頁面（不印出來）：informer 已經先把這次變化寫進 Indexer，才呼叫處理函式。
+// processDeltas 先 Add、Update 或 Delete 快取，再呼叫 OnAdd、OnUpdate 或 OnDelete；
+// 見 https://github.com/kubernetes/client-go/blob/v0.37.2/tools/cache/controller.go#L856-L870。
+// 所以頁面上 Indexer 先變，處理函式才動。
+//
+// stored tells the live page (nothing printed), as the handler begins, that
+// the informer has already written this change into the Indexer before
+// calling the handler. processDeltas Adds, Updates or Deletes in the cache
+// first and then calls OnAdd, OnUpdate or OnDelete; see
+// https://github.com/kubernetes/client-go/blob/v0.37.2/tools/cache/controller.go#L856-L870.
+// So on the page the Indexer changes before the handler moves.
+func stored(out io.Writer, obj any) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return
+	}
+	rv := ""
+	if pod, ok := obj.(*corev1.Pod); ok {
+		rv = pod.ResourceVersion
+	}
+	show.Quiet(out, "informer", "store", key, "written into the Indexer before the handler call", show.OpProcess, show.RV(rv), show.Into("indexer"))
 }
 
 // bucketShown 是一個桶子最多列出幾個 key；更大的桶子只寫它的大小、這次的變化與前幾個 key，

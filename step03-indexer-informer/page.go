@@ -22,16 +22,19 @@ func page(options) liveview.Pipeline {
 	indexer := liveview.Stage{
 		ID:      "indexer",
 		Label:   liveview.Text{En: "Indexer", Zh: "Indexer"},
-		Caption: liveview.Text{En: "cache.Indexer, the local cache: ListKeys, GetByKey, ByIndex", Zh: "cache.Indexer，本機快取：ListKeys、GetByKey、ByIndex"},
+		Caption: liveview.Text{En: "cache.Indexer, the local cache: written first, then read by the handler (ByIndex) and by ListKeys, GetByKey", Zh: "cache.Indexer，本機快取：先寫入，再由處理函式（ByIndex）與 ListKeys、GetByKey 讀取"},
 		Sources: []string{"indexer"},
 		Rank:    2,
 		Row:     1,
 	}
+	// informer 方框收到 stored 的記號：Indexer 在處理函式之前寫入。 / The informer box gets stored's notes: the Indexer is written before the handler.
+	informer := liveview.InformerInside(1)
+	informer.Sources = []string{"informer"}
 	return liveview.Pipeline{
 		Step:    "step03-indexer-informer",
 		Title:   liveview.Text{En: "Step 03: the indexer informer", Zh: "步驟 03：indexer informer"},
 		Chapter: liveview.Chapter("03-indexer-informer"),
-		Stages:  []liveview.Stage{liveview.APIServer(), liveview.InformerInside(1), handlers, indexer},
+		Stages:  []liveview.Stage{liveview.APIServer(), informer, handlers, indexer},
 		Edges: append(liveview.Flows("api", "informer", "handlers"),
 			liveview.Edge{From: "informer", To: "indexer", Kind: liveview.Write, Label: liveview.Text{En: "first", Zh: "先寫入"}},
 			liveview.Edge{From: "indexer", To: "handlers", Kind: liveview.Read, Label: liveview.Text{En: "ByIndex", Zh: "ByIndex"}},
