@@ -319,13 +319,26 @@ LV.Controls = class {
       if (q) {
         const asking = stop.i === this.stop && !this.revealed;
         question.dataset.state = asking ? "asked" : "answered";
-        question.textContent = asking ? LV.pick(q) + " " + LV.t("nextReveals") : LV.pick(q) + " " + LV.pick(q.answer);
+        // 答案另起一行、不用粗體，跟問題分得開；嵌入的頁面裡按鍵要先點一下才有用，所以提示改說 ▼ 按鈕。
+        // The answer starts its own line, not bold, apart from the question; in an embed keys work only after a
+        // click, so the prompt names the ▼ button instead.
+        const prompt = document.body.classList.contains("embed") ? "nextRevealsButton" : "nextReveals";
+        question.replaceChildren(
+          LV.el("span", { class: "ask" }, LV.pick(q) + LV.t("gap")),
+          asking ? LV.el("span", { class: "prompt" }, LV.t(prompt)) : LV.el("span", { class: "answer" }, LV.pick(q.answer)),
+        );
       }
     } else {
       text.textContent = state.note;
       bar.dataset.source = state.note ? "note" : "";
       question.hidden = true;
     }
+    // 說明列底下是步驟最近印出的那一行：說明提到的數字（count、generation）就在那一行裡，簡報模式也看得到。
+    // Under the caption, the latest line the step printed: the numbers a caption names (count, generation) are in it,
+    // in presenter mode too.
+    const said = bar.querySelector(".said");
+    said.hidden = !state.said;
+    said.textContent = state.said ? LV.text(state.said) : "";
     bar.dataset.lang = LV.lang;
   }
 

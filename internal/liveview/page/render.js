@@ -93,7 +93,7 @@ LV.Renderer = class {
       const box = LV.el("section", {
         class: "stage" + (s.opaque ? " opaque" : "") + (s.lane ? " lane" : ""),
         "data-stage": s.id, "data-rank": s.rank, "data-row": s.row, "data-count": 0,
-        "aria-label": LV.pick(s.label),
+        "aria-label": LV.pick(s.label), title: LV.pick(s.caption) || "",
       }, null, [
         LV.el("div", { class: "head" }, null, [
           LV.breakable(LV.el("h2", {}), LV.pick(s.label)),
@@ -203,6 +203,29 @@ LV.Renderer = class {
       LV.fit(box.querySelector("h2"));
       LV.fit(box.querySelector(".caption"));
     }
+    this.tighten(grid, height);
+  }
+
+  // tighten：簡報模式裡，只要有一個方框的說明放不下，或整條管線超出視窗底部，所有方框的說明就一起收起來
+  // （滑鼠停在方框上還看得到）：投影幕上不會有的方框有說明、有的沒有，管線也不必捲動。視窗、語言或模式一變就重新判斷。
+  // tighten: in presenter mode, when one box's caption does not fit, or the pipeline runs past the bottom of the
+  // window, every box's caption folds away together (hovering a box still shows it): the screen never shows captions
+  // on some boxes and not others, and the pipeline needs no scrolling. A new window size, language or mode decides
+  // again.
+  tighten(grid, height) {
+    const body = document.body;
+    const view = [innerWidth, innerHeight, LV.lang, body.classList.contains("presenter")].join(" ");
+    if (this.tightView !== view) {
+      this.tightView = view;
+      if (body.classList.contains("tight")) {
+        body.classList.remove("tight");
+        return;
+      }
+    }
+    if (!body.classList.contains("presenter") || body.classList.contains("tight")) return;
+    const cramped = grid.querySelector(".stage .caption.cramped");
+    const end = Math.max(grid.getBoundingClientRect().bottom, grid.getBoundingClientRect().top + height);
+    if (cramped || end > innerHeight + 1) body.classList.add("tight");
   }
 
   // now 是步驟的時間（毫秒）：即時跟著的時候比最後一筆事件晚一點，讓重試的退避倒數下去。
@@ -237,7 +260,7 @@ LV.Renderer = class {
       const parts = [];
       // 簡報模式裡方框窄，resourceVersion 寫成 rv（提示裡是全名）。 / In presenter mode the boxes are narrow: resourceVersion shows as rv (the tooltip has it whole).
       if (st.rv) parts.push((document.body.classList.contains("presenter") || document.body.classList.contains("embed") ? "rv" : LV.t("resourceVersion")) + " " + st.rv);
-      if (st.skips) parts.push(LV.t("skipped") + " " + st.skips);
+      if (st.skips) parts.push(LV.t("skippedN").replace("{n}", st.skips));
       extra.textContent = parts.join(" · ");
       extra.title = st.rv ? "resourceVersion " + st.rv : "";
       // 只有宣告了深度的階段才畫深度，不會在沒有深度的地方編出一個。 / Only a stage that declares a depth draws one; none is made up where there is none.
@@ -248,7 +271,7 @@ LV.Renderer = class {
       const order = [];
       path.forEach((id, i) => i >= from && id === s.id && order.push(i + 1));
       box.classList.toggle("on-path", order.length > 0);
-      // 剛剛發生事件的方框有個外框；被擋下（skip）時還寫著「擋下」。 / The box where the latest event happened gets a ring; a skip also says so.
+      // 剛剛發生事件的方框有個外框；跳過（skip）時還寫著「跳過」。 / The box where the latest event happened gets a ring; a skip also says so.
       const now = state.now.stage === s.id;
       box.classList.toggle("now", now);
       box.dataset.now = now ? state.now.op || "note" : "";
@@ -374,10 +397,10 @@ LV.Renderer = class {
     trail.hidden = !this.selected;
     if (!this.selected) return;
     const label = (id) => LV.pick((this.pipeline.stages.find((s) => s.id === id) || {}).label) || id;
-    const parts = [LV.el("b", {}, this.selected), LV.el("span", {}, path.length ? ": " : ": " + LV.t("noPath"))];
+    const parts = [LV.el("b", {}, this.selected), LV.el("span", {}, path.length ? LV.t("colon") : LV.t("colon") + LV.t("noPath"))];
     // 只寫最近的 TRAIL_SHOWN 站；更早的說有幾站。 / Only the latest TRAIL_SHOWN stops are written; the earlier ones are counted.
     const from = Math.max(0, path.length - TRAIL_SHOWN);
-    if (from) parts.push(LV.el("span", { class: "earlier" }, "… " + from + " " + LV.t("earlier") + " → "));
+    if (from) parts.push(LV.el("span", { class: "earlier" }, LV.t("earlierN").replace("{n}", from) + " "));
     path.forEach((h, i) => {
       if (i < from) return;
       if (i > from) parts.push(LV.el("span", { class: "arrow" }, " → "));
@@ -395,7 +418,7 @@ LV.Renderer = class {
       .sort()
       .map((key) => {
         const d = state.cache[key];
-        const cells = [key, d.phase, d.node, d.labels, d.deleting ? "(deleting)" : ""];
+        const cells = [key, d.phase, d.node, d.labels, d.deleting ? LV.t("deletingCell") : ""];
         let tr = this.cacheRows.get(key);
         if (!tr) {
           tr = LV.el("tr", { "data-key": key }, null, cells.map(() => LV.el("td", {})));
@@ -435,12 +458,13 @@ LV.Renderer = class {
 
     const wq = state.workqueue;
     const list = (id, items) => this.root.querySelector(id).replaceChildren(...(items.length ? items : [LV.el("li", { class: "none" }, LV.t("none"))]));
-    list("#wq-waiting", state.waiting().map((k) => LV.el("li", { "data-key": k }, k + (state.tokens[k].kind === "backoff" ? " · " + LV.t("kind-backoff") : ""))));
+    // 退避中的 key 還不在佇列裡（深度不算它）：它只列在重試底下。 / A key in backoff is not in the queue yet (the depth does not count it): it is listed under retries only.
+    list("#wq-waiting", state.waiting().filter((k) => state.tokens[k].kind !== "backoff").map((k) => LV.el("li", { "data-key": k }, k)));
     list("#wq-retries", Object.entries(wq.retries).map(([k, r]) => {
       const left = r.until === null ? "" : " · " + Math.max(0, Math.round(r.until - this.now)) + " ms";
       return LV.el("li", { "data-key": k }, k + " · " + r.n + "/" + r.of + left);
     }));
-    list("#wq-workers", Object.keys(wq.workers).sort().map((w) => LV.el("li", { "data-worker": w }, w + ": " + LV.t("op-" + wq.workers[w].op) + " " + wq.workers[w].key)));
+    list("#wq-workers", Object.keys(wq.workers).sort().map((w) => LV.el("li", { "data-worker": w }, w + LV.t("colon") + LV.opLine(wq.workers[w].op, wq.workers[w].key))));
     list("#wq-dropped", Object.keys(wq.dropped).sort().map((k) => LV.el("li", { "data-key": k }, k)));
     const merged = this.root.querySelector("#wq-merged");
     merged.dataset.merged = wq.merged;
@@ -526,6 +550,13 @@ LV.request = function (req) {
     // 解不開就照原樣。 / Left as it is when it does not decode.
   }
   return (req.method || "") + " …/" + last + (query ? "?" + query : "") + " → " + (req.status || "");
+};
+
+// LV.opLine 寫出 worker 對 key 做了什麼：用語裡有 {key} 就照它的語序，否則動詞在前。
+// LV.opLine writes what a worker did to a key: a phrase with {key} sets the word order, otherwise the verb comes first.
+LV.opLine = function (op, key) {
+  const phrase = LV.t("op-" + op);
+  return phrase.includes("{key}") ? phrase.replace("{key}", key) : phrase + " " + key;
 };
 
 // LV.fit 在文字放不進它的方框時把字縮小（不小於 FIT_FLOOR），長的識別字就不必斷在字中間。

@@ -64,6 +64,10 @@ LV.State = class {
     if (e.note) {
       this.note = e.detail || "";
       this.noteSeq = e.seq;
+    } else if (!e.quiet && e.op !== "metric") {
+      // 步驟最近印出的一行（說明列底下照原樣顯示：數字與 generation 都在裡面）。
+      // The latest line the step printed (shown as it is under the caption: the counts and generations are in it).
+      this.said = e;
     }
     const op = e.op || "";
     if (op && !LV.OPS.has(op)) {
@@ -101,6 +105,8 @@ LV.State = class {
       // the tokens move.
       if (e.into && stage && e.into !== stage && this.stages[e.into]) {
         this.stages[e.into].count++;
+        const rv = e.rv || (e.obj && e.obj.rv);
+        if (rv) this.stages[e.into].rv = rv;
         if (!(e.keys && e.keys.length)) this.touchEdge(stage, e.into, op);
       }
     }
