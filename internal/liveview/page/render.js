@@ -397,14 +397,16 @@ LV.Renderer = class {
     trail.hidden = !this.selected;
     if (!this.selected) return;
     const label = (id) => LV.pick((this.pipeline.stages.find((s) => s.id === id) || {}).label) || id;
-    const parts = [LV.el("b", {}, this.selected), LV.el("span", {}, path.length ? LV.t("colon") : LV.t("colon") + LV.t("noPath"))];
+    const seen = state.seen[this.selected];
+    const none = seen ? LV.t("onlyOpaque").replace("{n}", seen.n).replace("{stage}", label(seen.stage)) : LV.t("noPath");
+    const parts = [LV.el("b", {}, this.selected), LV.el("span", {}, path.length ? LV.t("colon") : LV.t("colon") + none)];
     // 只寫最近的 TRAIL_SHOWN 站；更早的說有幾站。 / Only the latest TRAIL_SHOWN stops are written; the earlier ones are counted.
     const from = Math.max(0, path.length - TRAIL_SHOWN);
     if (from) parts.push(LV.el("span", { class: "earlier" }, LV.t("earlierN").replace("{n}", from) + " "));
     path.forEach((h, i) => {
       if (i < from) return;
       if (i > from) parts.push(LV.el("span", { class: "arrow" }, " → "));
-      parts.push(LV.el("span", { class: "stop", "data-stage": h.stage, "data-seq": h.seq }, i + 1 + " " + label(h.stage) + (h.via ? " (" + LV.t("via") + " " + h.via + ")" : "")));
+      parts.push(LV.el("span", { class: "stop", "data-stage": h.stage, "data-seq": h.seq }, i + 1 + " " + label(h.stage) + (h.via ? LV.t("paren").replace("{n}", LV.t("via") + " " + h.via) : "")));
     });
     trail.replaceChildren(...parts);
     trail.dataset.stops = path.map((h) => h.stage).join(" ");
@@ -434,7 +436,7 @@ LV.Renderer = class {
     const cache = this.root.querySelector("#cache-rows");
     LV.reconcile(cache, rows.length ? rows : [(this.emptyRow = this.emptyRow || LV.el("tr", {}, null, [LV.el("td", { colspan: 5 }, LV.t("empty"))]))]);
     cache.dataset.size = rows.length;
-    this.root.querySelector("#cache-size").textContent = rows.length ? "(" + rows.length + ")" : "";
+    this.root.querySelector("#cache-size").textContent = rows.length ? LV.t("paren").replace("{n}", rows.length) : "";
 
     const index = this.root.querySelector("#index-rows");
     const buckets = Object.keys(state.index || {}).sort();

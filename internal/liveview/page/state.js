@@ -44,6 +44,7 @@ LV.State = class {
     this.tokens = {}; // key -> {stage, seq, kind}
     this.lanes = {}; // lane stage id -> key -> {seq, kind, behind}
     this.paths = {}; // key -> [{stage, seq}], in order, consecutive repeats folded
+    this.seen = {}; // key -> {n, stage}: events about the key, and the stage of the latest
     this.cache = {}; // key -> {phase, node, labels, deleting}
     this.replacing = null; // keys of a Store.Replace in progress
     this.index = null; // value -> [keys]
@@ -76,6 +77,14 @@ LV.State = class {
     }
     if (op === "metric") return this.applyMetric(e);
     const stage = e.stage && this.stages[e.stage] ? e.stage : "";
+    // 每個 key 有幾筆事件、最近一筆在哪個階段：只出現在畫不出標記的方框裡的 key，路徑說得出它在哪裡。
+    // How many events each key has, and the stage of the latest: a key seen only in boxes that draw no tokens still
+    // gets a trail that says where it was.
+    if (stage && LV.isKey(e.key)) {
+      const seen = (this.seen[e.key] = this.seen[e.key] || { n: 0, stage: "" });
+      seen.n++;
+      seen.stage = stage;
+    }
     if (stage) {
       const st = this.stages[stage];
       // 最近一筆事件發生在哪裡（請求除外：它們畫在 API server 那一格的清單裡）：連看不進去的方框也標得出來。
