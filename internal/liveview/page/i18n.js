@@ -49,7 +49,7 @@ LV.strings = {
   retries: { en: "retries waiting out their backoff", zh: "等著退避結束的重試" },
   workersLast: { en: "each worker's last step", zh: "每個 worker 最後做的事" },
   droppedKeys: { en: "dropped after their last retry", zh: "最後一次重試失敗後丟棄的" },
-  merged: { en: "changes merged into a key already waiting:", zh: "併入等待中 key 的變化：" },
+  merged: { en: "changes merged into a key already waiting: ", zh: "併入等待中 key 的變化：" },
   depth: { en: "depth", zh: "深度" },
   events: { en: "events", zh: "筆事件" },
   event1: { en: "event", zh: "筆事件" },
