@@ -61,7 +61,7 @@ func TestClusterOnKind(t *testing.T) {
 	cs := kubernetes.NewForConfigOrDie(l.restConfig())
 
 	t.Run("behaves like a cluster", func(t *testing.T) {
-		if _, err := scene.Create(context.Background(), cs, "default", "hello", nil); err != nil {
+		if _, err := scene.Create(t.Context(), cs, "default", "hello", nil); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = scene.DeleteNow(context.Background(), cs, "default", "hello") })
@@ -208,11 +208,11 @@ func kubeletWritesMore(t *testing.T, s section, node string) {
 // one line. Step 02's Reflector rides out both: it lists again, and later
 // changes arrive as usual.
 func restartOnKind(t *testing.T, l *lab, cs kubernetes.Interface) {
-	ctx := context.Background()
+	ctx := t.Context()
 	if _, err := scene.Create(ctx, cs, "default", "before", map[string]string{"app": "demo"}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, "default", "before") })
+	t.Cleanup(func() { _ = scene.DeleteNow(context.Background(), cs, "default", "before") })
 	out01, exited01 := startOnKind(t, l, "step01-listwatcher")
 	out02, _ := startOnKind(t, l, "step02-listwatch-from-client")
 	out01.Wait(t, 1, "watching from there")
@@ -221,7 +221,7 @@ func restartOnKind(t *testing.T, l *lab, cs kubernetes.Interface) {
 	if _, err := scene.Create(ctx, cs, "default", "after", map[string]string{"app": "demo"}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = scene.DeleteNow(ctx, cs, "default", "after") })
+	t.Cleanup(func() { _ = scene.DeleteNow(context.Background(), cs, "default", "after") })
 
 	// Reflector 的退避可能比停機還久，所以「unreachable」與「Failed to watch」不一定出現；一定有的是
 	// 第二次 List。pod after 可能在它之前就建立了（於是出現在 Replace 裡），也可能之後才建立（一個 Add）。

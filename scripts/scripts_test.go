@@ -170,11 +170,11 @@ func TestLocalClusterUpAndDown(t *testing.T) {
 		t.Errorf("kubeconfig mode = %v, %v; want 0600", fi.Mode().Perm(), err)
 	}
 	cs := kubernetes.NewForConfigOrDie(l.restConfig())
-	body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
+	body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(t.Context())
 	if err != nil || string(body) != "ok" {
 		t.Fatalf("/readyz = %q, %v; want ok", body, err)
 	}
-	if _, err := scene.Create(context.Background(), cs, "default", "hello", nil); err != nil {
+	if _, err := scene.Create(t.Context(), cs, "default", "hello", nil); err != nil {
 		t.Fatalf("creating a pod in the default namespace: %v", err)
 	}
 	behavesLikeACluster(t, cs, "kwok-node-0")
@@ -266,7 +266,7 @@ func restartDeletes(t *testing.T, l *lab, cs kubernetes.Interface) {
 // can be deleted.
 func behavesLikeACluster(t *testing.T, cs kubernetes.Interface, node string) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	poll := func(what string, timeout time.Duration, done func() bool) time.Duration {
 		t.Helper()
 		start := time.Now()

@@ -41,7 +41,7 @@ func BenchmarkCachedPodHeap(b *testing.B) {
 		b.Fatal(err)
 	}
 	createPods(b, cs, ns, benchPods)
-	pods, err := cs.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
+	pods, err := cs.CoreV1().Pods(ns).List(b.Context(), metav1.ListOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func heapPerPod(b *testing.B, cs kubernetes.Interface, ns string, opts options) 
 
 	factory := newFactory(cs, ns, opts)
 	lister := factory.Core().V1().Pods().Lister()
-	runCtx, cancel := context.WithCancel(context.Background())
+	runCtx, cancel := context.WithCancel(b.Context())
 	factory.StartWithContext(runCtx)
 	if err := factory.WaitForCacheSyncWithContext(runCtx).AsError(); err != nil {
 		b.Fatal(err)
@@ -108,7 +108,7 @@ func createPods(b *testing.B, cs kubernetes.Interface, ns string, n int) {
 	for range 20 {
 		wg.Go(func() {
 			for name := range names {
-				if _, err := scene.Create(context.Background(), cs, ns, name, map[string]string{"app": "bench"}); err != nil {
+				if _, err := scene.Create(b.Context(), cs, ns, name, map[string]string{"app": "bench"}); err != nil {
 					errs <- err
 				}
 			}

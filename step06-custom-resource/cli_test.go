@@ -19,7 +19,7 @@ func TestCommandLine(t *testing.T) {
 	c := testenv.Plain(t)
 	// 沒有權限安裝 CRD 的使用者（CRD 還不存在時）：一行，指出要套用的檔案。
 	// A user without the right to install the CRD (while it does not exist): one line, naming the file to apply.
-	removeCRD(t, c)
+	removeCRD(t.Context(), t, c)
 	testenv.Fails(t, bin, "a cluster admin can apply "+crdManifest, "--kubeconfig", c.Kubeconfig(t), "--as", "nobody")
 	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t))
 	testenv.Interrupt(t, bin, "watching from there", "--kubeconfig", c.Kubeconfig(t), "-n", c.Namespace(t), "--dynamic")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -152,5 +153,34 @@ func TestFailedCodegenLeavesTheOldCode(t *testing.T) {
 		if g, ok := got[path]; !ok || !bytes.Equal(b, g) {
 			t.Errorf("after the failed run %s is missing or changed: a failed codegen.sh must leave the old code in place", path)
 		}
+	}
+}
+
+// 情境：即時頁面用 informer-gen 替 metrics 取的資源名稱（podtallys，它只在型別名稱後面加 s）找出 tally
+// informer 的佇列深度。好心把它「修正」成 podtallies，深度就永遠不會出現；這個測試讓那個修正立刻失敗，
+// 而不是等到有人發現量表不動。
+//
+// The story: the live page finds the tally informer's queue depth by the
+// resource name informer-gen gives it for metrics (podtallys: it only adds an
+// s to the type's name). A well-meant "fix" to podtallies would make the
+// depth never show; this test makes that fix fail at once, instead of when
+// someone notices the gauge never moves.
+func TestDepthUsesTheGeneratedName(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("generated", "informers", "externalversions", "lab", "v1alpha1", "podtally.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`gvr := schema\.GroupVersionResource\{[^}]*Resource: "(\w+)"\}`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("the generated PodTally informer no longer names a resource for its metrics (gvr := ...): read it again")
+	}
+	var depthOf string
+	for _, s := range page(options{}).Stages {
+		if s.ID == "tallies" {
+			depthOf = s.DepthOf
+		}
+	}
+	if depthOf != string(m[1]) {
+		t.Errorf("the page looks for the tally informer's depth under %q, but the generated informer reports it as %q", depthOf, m[1])
 	}
 }

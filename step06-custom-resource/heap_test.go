@@ -84,7 +84,7 @@ func heapPerPod(b *testing.B, start func(ctx context.Context) (cache.SharedIndex
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(b.Context())
 	inf, shutdown := start(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		b.Fatal("the cache did not sync")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"slices"
 	"strings"
@@ -68,8 +69,8 @@ func serviceAccountConfig(t *testing.T, c *testenv.Cluster, ns string, cr *rbacv
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = cs.RbacV1().ClusterRoleBindings().Delete(t.Context(), cr.Name, metav1.DeleteOptions{})
-		_ = cs.RbacV1().ClusterRoles().Delete(t.Context(), cr.Name, metav1.DeleteOptions{})
+		_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), cr.Name, metav1.DeleteOptions{})
+		_ = cs.RbacV1().ClusterRoles().Delete(context.Background(), cr.Name, metav1.DeleteOptions{})
 	})
 	role = role.DeepCopy()
 	role.Namespace = ns

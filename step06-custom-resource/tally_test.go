@@ -39,13 +39,13 @@ func tallyClient(t testing.TB, c *testenv.Cluster) versioned.Interface {
 	return versioned.NewForConfigOrDie(c.Config())
 }
 
-// removeCRD 刪掉 CRD（連同每一個 PodTally），等到它真的不見。 / removeCRD deletes the CRD (and every PodTally with it) and waits until it is gone.
-func removeCRD(t testing.TB, c *testenv.Cluster) {
+// removeCRD 刪掉 CRD（連同每一個 PodTally），等到它真的不見；在 t.Cleanup 裡呼叫時，ctx 不能是已經取消的 t.Context()。
+// removeCRD deletes the CRD (and every PodTally with it) and waits until it is gone; called from t.Cleanup, its ctx
+// must not be t.Context(), which is cancelled by then.
+func removeCRD(ctx context.Context, t testing.TB, c *testenv.Cluster) {
 	t.Helper()
 	crds := apiextensions.NewForConfigOrDie(c.Config()).ApiextensionsV1().CustomResourceDefinitions()
 	name := wantCRD().Name
-	// 也在 t.Cleanup 裡呼叫，那時 t.Context() 已經結束了。 / Also called from t.Cleanup, when t.Context() has ended.
-	ctx := context.Background()
 	if err := crds.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestDemo(t *testing.T) {
 	c := testenv.Realistic(t)
 	cs := c.Client()
 	ns := "default"
-	removeCRD(t, c)
+	removeCRD(t.Context(), t, c)
 	testenv.BeforePod(t, cs, ns)
 	opts := options{workers: 1, demoTally: true, name: testenv.InformerName(t)}
 	out, lv, _ := testenv.StartLiveConfig(t, c, ns, page(options{}), "demo.recording.jsonl", func(ctx context.Context, cfg *rest.Config, out io.Writer) error {
@@ -280,9 +280,9 @@ func TestCRDBadInput(t *testing.T) {
 	c := testenv.Plain(t)
 	ns := c.Namespace(t)
 	crds := apiextensions.NewForConfigOrDie(c.Config()).ApiextensionsV1().CustomResourceDefinitions()
-	t.Cleanup(func() { removeCRD(t, c) })
+	t.Cleanup(func() { removeCRD(context.Background(), t, c) })
 
-	removeCRD(t, c)
+	removeCRD(t.Context(), t, c)
 	other := wantCRD()
 	other.Spec.Versions[0].Subresources = nil
 	if _, err := crds.Create(t.Context(), other, metav1.CreateOptions{}); err != nil {
@@ -293,7 +293,7 @@ func TestCRDBadInput(t *testing.T) {
 		t.Errorf("another shape: err = %v", err)
 	}
 
-	removeCRD(t, c)
+	removeCRD(t.Context(), t, c)
 	nobody := c.Config()
 	nobody.Impersonate = rest.ImpersonationConfig{UserName: "nobody"}
 	err = run(t.Context(), nobody, ns, options{workers: 1}, io.Discard)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"net"
 	"strings"
 	"testing"
@@ -35,11 +34,11 @@ func TestCommandLine(t *testing.T) {
 	releaseTallies(t, c)
 	crds := apiextensions.NewForConfigOrDie(c.Config()).ApiextensionsV1().CustomResourceDefinitions()
 	name := "podtallies.lab.informer-walkthrough.github.io"
-	if err := crds.Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	if err := crds.Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
 	testenv.Poll(t, "the CRD to be gone", func() bool {
-		_, err := crds.Get(context.Background(), name, metav1.GetOptions{})
+		_, err := crds.Get(t.Context(), name, metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
 	testenv.Fails(t, bin, "install the CRD first with go run ./step06-custom-resource", "--kubeconfig", c.Kubeconfig(t), "-n", ns)

@@ -42,7 +42,7 @@ func demoTally(ns string) *labv1alpha1.PodTally {
 // the copy read before the first update, and returns the second error.
 func staleUpdate(t *testing.T, cs versioned.Interface, ns string) error {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	ts := cs.LabV1alpha1().PodTallies(ns)
 	created, err := ts.Create(ctx, demoTally(ns), metav1.CreateOptions{})
 	if err != nil {
@@ -139,11 +139,11 @@ func TestFakeFieldSelectors(t *testing.T) {
 	byName := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", "a").String()}
 	count := func(cs kubernetes.Interface) int {
 		for _, name := range []string{"a", "b"} {
-			if _, err := cs.CoreV1().Pods(ns).Create(context.Background(), pod(name), metav1.CreateOptions{}); err != nil {
+			if _, err := cs.CoreV1().Pods(ns).Create(t.Context(), pod(name), metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		list, err := cs.CoreV1().Pods(ns).List(context.Background(), byName)
+		list, err := cs.CoreV1().Pods(ns).List(t.Context(), byName)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func TestFakeFieldSelectors(t *testing.T) {
 		t.Errorf("client-go fake clientset: %d pods for metadata.name=a; want 2 (it ignores field selectors)", n)
 	}
 	cr := crfake.NewClientBuilder().WithObjects(pod("a"), pod("b")).Build()
-	err := cr.List(context.Background(), &corev1.PodList{}, client.InNamespace(ns), client.MatchingFields{"metadata.name": "a"})
+	err := cr.List(t.Context(), &corev1.PodList{}, client.InNamespace(ns), client.MatchingFields{"metadata.name": "a"})
 	if err == nil {
 		t.Errorf("controller-runtime fake client: a field selector without an index was accepted; want an error")
 	}
@@ -170,7 +170,7 @@ func TestFakeStatusSubresource(t *testing.T) {
 	c := testenv.Plain(t)
 	installCRD(t, c)
 	update := func(cs versioned.Interface, ns string) int32 {
-		ctx := context.Background()
+		ctx := t.Context()
 		ts := cs.LabV1alpha1().PodTallies(ns)
 		created, err := ts.Create(ctx, demoTally(ns), metav1.CreateOptions{})
 		if err != nil {
@@ -207,7 +207,7 @@ func TestFakeStatusSubresource(t *testing.T) {
 func TestFakeHasNoGarbageCollector(t *testing.T) {
 	c := testenv.Realistic(t)
 	orphan := func(cs kubernetes.Interface, ns string, wait bool) bool {
-		ctx := context.Background()
+		ctx := t.Context()
 		cms := cs.CoreV1().ConfigMaps(ns)
 		owner, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner", Namespace: ns}}, metav1.CreateOptions{})
 		if err != nil {

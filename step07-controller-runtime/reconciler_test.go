@@ -58,11 +58,11 @@ func installCRD(t testing.TB, c *testenv.Cluster) {
 		t.Fatal(err)
 	}
 	crds := apiextensions.NewForConfigOrDie(c.Config()).ApiextensionsV1().CustomResourceDefinitions()
-	if _, err := crds.Create(context.Background(), crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := crds.Create(t.Context(), crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 	testenv.Poll(t, "CRD "+crd.Name+" Established", func() bool {
-		got, err := crds.Get(context.Background(), crd.Name, metav1.GetOptions{})
+		got, err := crds.Get(t.Context(), crd.Name, metav1.GetOptions{})
 		if err != nil {
 			return false
 		}
@@ -90,20 +90,20 @@ func freshTally(t testing.TB, c *testenv.Cluster, ns, name, selector string) {
 	// 上一個測試留下的 tally 可能帶著這一步的 finalizer，而那個控制器已經停了：先拿掉，刪除才不會卡住。
 	// A tally an earlier test left may carry this step's finalizer, and that controller has stopped: take it off
 	// first, or the delete would hang.
-	if old, err := ts.Get(context.Background(), name, metav1.GetOptions{}); err == nil && len(old.Finalizers) > 0 {
+	if old, err := ts.Get(t.Context(), name, metav1.GetOptions{}); err == nil && len(old.Finalizers) > 0 {
 		old.Finalizers = nil
-		if _, err := versioned.NewForConfigOrDie(c.Config()).LabV1alpha1().PodTallies(ns).Update(context.Background(), old, metav1.UpdateOptions{}); err != nil {
+		if _, err := versioned.NewForConfigOrDie(c.Config()).LabV1alpha1().PodTallies(ns).Update(t.Context(), old, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := ts.Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	if err := ts.Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
 	testenv.Poll(t, "tally "+name+" gone", func() bool {
-		_, err := ts.Get(context.Background(), name, metav1.GetOptions{})
+		_, err := ts.Get(t.Context(), name, metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
-	if _, err := ts.Create(context.Background(), &labv1alpha1.PodTally{
+	if _, err := ts.Create(t.Context(), &labv1alpha1.PodTally{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: labv1alpha1.PodTallySpec{Selector: selector},
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func freshTally(t testing.TB, c *testenv.Cluster, ns, name, selector string) {
 func releaseTallies(t testing.TB, c *testenv.Cluster) {
 	t.Helper()
 	ts := versioned.NewForConfigOrDie(c.Config()).LabV1alpha1().PodTallies(metav1.NamespaceAll)
-	list, err := ts.List(context.Background(), metav1.ListOptions{})
+	list, err := ts.List(t.Context(), metav1.ListOptions{})
 	if apierrors.IsNotFound(err) {
 		return
 	}
@@ -129,7 +129,7 @@ func releaseTallies(t testing.TB, c *testenv.Cluster) {
 			continue
 		}
 		old.Finalizers = nil
-		if _, err := versioned.NewForConfigOrDie(c.Config()).LabV1alpha1().PodTallies(old.Namespace).Update(context.Background(), &old, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if _, err := versioned.NewForConfigOrDie(c.Config()).LabV1alpha1().PodTallies(old.Namespace).Update(t.Context(), &old, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			t.Fatal(err)
 		}
 	}
@@ -145,7 +145,7 @@ func leftByStep06(t testing.TB, c *testenv.Cluster, ns string) {
 	t.Helper()
 	freshTally(t, c, ns, "app-demo", "app=demo")
 	ts := versioned.NewForConfigOrDie(c.Config()).LabV1alpha1().PodTallies(ns)
-	tally, err := ts.Get(context.Background(), "app-demo", metav1.GetOptions{})
+	tally, err := ts.Get(t.Context(), "app-demo", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func leftByStep06(t testing.TB, c *testenv.Cluster, ns string) {
 	meta.SetStatusCondition(&tally.Status.Conditions, metav1.Condition{
 		Type: "Ready", Status: metav1.ConditionTrue, Reason: "Counted", Message: "1 pod matches", ObservedGeneration: 1,
 	})
-	if _, err := ts.UpdateStatus(context.Background(), tally, metav1.UpdateOptions{}); err != nil {
+	if _, err := ts.UpdateStatus(t.Context(), tally, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -163,7 +163,7 @@ func waitTally(t testing.TB, c *testenv.Cluster, ns, name, what string, ok func(
 	var got *labv1alpha1.PodTally
 	testenv.Poll(t, "tally "+ns+"/"+name+": "+what, func() bool {
 		var err error
-		got, err = tallies(c, ns).Get(context.Background(), name, metav1.GetOptions{})
+		got, err = tallies(c, ns).Get(t.Context(), name, metav1.GetOptions{})
 		return err == nil && ok(got)
 	})
 	return got

@@ -498,7 +498,7 @@ func freeNamespace(t *testing.T, cs kubernetes.Interface, base string) string {
 	t.Helper()
 	for i := 1; i < 100; i++ {
 		name := fmt.Sprintf("%s-%d", base, i)
-		_, err := cs.CoreV1().Namespaces().Get(context.Background(), name, metav1.GetOptions{})
+		_, err := cs.CoreV1().Namespaces().Get(t.Context(), name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return name
 		}
