@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"testing"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
@@ -68,10 +69,12 @@ func TestControllerRetries(t *testing.T) {
 	out.Wait(t, 2, "worker1  sync      "+ns+"/demo ")
 }
 
-// 情境：三個 worker 並行處理一陣密集的變化；每個 Pod 在最後一個變化之後都再同步一次，看到的是最新的狀態。
+// 情境：三個 worker 並行處理一陣密集的變化；每個 Pod 在最後一個變化之後都再同步一次，看到的是最新的狀態；
+// 同步的不只一個 worker。
 //
 // The story: three workers in parallel take a burst of changes; every pod is
-// synced once more after its last change, and sees its latest state.
+// synced once more after its last change, and sees its latest state; more
+// than one worker syncs.
 func TestControllerWorkers(t *testing.T) {
 	ctx := t.Context()
 	c := testenv.Plain(t)
@@ -89,4 +92,31 @@ func TestControllerWorkers(t *testing.T) {
 		// 第一次是初始清單的同步，第二次是 burst 拿掉標籤之後。 / The first is the initial list's sync, the second after the burst removed its label.
 		out.Wait(t, 2, " sync      "+ns+"/"+name+" ", "labels=<none>")
 	}
+	// 真的有不只一個 worker 在同步：三個 key 同時在佇列裡時，每一次 Add 叫醒一個等著的 worker。一陣 burst
+	// 之後還只看到一個，就再來一陣（最多十陣）；只有一個 worker 的控制器永遠過不了。
+	// More than one worker really synced: with three keys queued at once, each Add wakes a waiting worker. If one
+	// burst shows only one, another follows (ten at most); a controller with a single worker never passes.
+	for round := 0; len(syncingWorkers(out.String())) < 2; round++ {
+		if round == 10 {
+			t.Fatalf("after %d bursts only %v synced; want more than one of the 3 workers\n%s", round, syncingWorkers(out.String()), out.String())
+		}
+		before := out.Count(" sync      ")
+		if _, err := scene.Burst(ctx, cs, ns, 9); err != nil {
+			t.Fatal(err)
+		}
+		out.Wait(t, before+3, " sync      ")
+	}
+}
+
+// syncingWorkers 是輸出裡做過同步的 worker（worker1、worker2……）。 / syncingWorkers is the workers that synced in the output (worker1, worker2, ...).
+func syncingWorkers(out string) []string {
+	seen := map[string]bool{}
+	var workers []string
+	for _, m := range regexp.MustCompile(`(?m)^(worker\d+) +sync `).FindAllStringSubmatch(out, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			workers = append(workers, m[1])
+		}
+	}
+	return workers
 }
