@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
@@ -83,7 +84,7 @@ func TestDemo(t *testing.T) {
 	)
 	golden.Check(t, "demo", golden.StripVersions(got))
 	t.Run("page", func(t *testing.T) {
-		testenv.CheckPage(t, testenv.Page(t, lv.URL(), out.String()), out.String, "demo")
+		pagetest.CheckPage(t, pagetest.Page(t, lv.URL(), out.String()), out.String, "demo")
 	})
 }
 

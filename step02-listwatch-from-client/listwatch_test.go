@@ -16,6 +16,7 @@ import (
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
@@ -97,7 +98,7 @@ func TestDemo(t *testing.T) {
 	// --trace's lines go straight to the output and are no events; the page has every other line.
 	t.Run("page", func(t *testing.T) {
 		lines := func() string { return golden.DropTrace(out.String()) }
-		testenv.CheckPage(t, testenv.Page(t, lv.URL(), lines()), lines, "demo")
+		pagetest.CheckPage(t, pagetest.Page(t, lv.URL(), lines()), lines, "demo")
 	})
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
@@ -96,7 +97,7 @@ func TestDemo(t *testing.T) {
 	)
 	golden.Check(t, "demo", golden.StripVersions(got))
 	t.Run("page", func(t *testing.T) {
-		testenv.CheckPage(t, testenv.Page(t, lv.URL(), out.String()), out.String, "demo")
+		pagetest.CheckPage(t, pagetest.Page(t, lv.URL(), out.String()), out.String, "demo")
 	})
 	// client-go 自己的 informer metrics（有名字的 informer 才有）：處理過的批次，與 store 看到的 resourceVersion。
 	// client-go's own informer metrics (named informers only): the batches processed, and the resourceVersion the store saw.
@@ -126,7 +127,7 @@ func TestPageShowsClusterStringsAsText(t *testing.T) {
 		return run(ctx, cs, ns, options{constructor: "options"}, out)
 	})
 	out.Wait(t, 1, "watching from there")
-	b := testenv.Page(t, lv.URL(), out.String())
+	b := pagetest.Page(t, lv.URL(), out.String())
 
 	const hostile = `<img src=x onerror="document.title='pwned'">`
 	b.Type(t, "#scene-name", "hostile")
@@ -151,7 +152,7 @@ func TestPageShowsClusterStringsAsText(t *testing.T) {
 	if title := browser.Eval[string](t, b, `document.title`); strings.Contains(title, "pwned") {
 		t.Errorf("the annotation ran as script: the title is %q", title)
 	}
-	testenv.SamePage(t, b, out.String)
+	pagetest.SamePage(t, b, out.String)
 }
 
 // 情境：兩個 informer 看同一個 namespace，一個用原始文章的 NewIndexerInformer，

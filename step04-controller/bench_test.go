@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
@@ -71,7 +72,7 @@ func BenchmarkBurst(b *testing.B) {
 					b.Cleanup(name.Release)
 					out, stop = o, s
 					out.Wait(b, 100, "sync      "+ns+"/pod-")
-					br = testenv.Page(b, lv.URL(), out.String())
+					br = pagetest.Page(b, lv.URL(), out.String())
 					stream = lv.Out().(*show.Stream)
 					// 每筆事件第一次畫上頁面的時刻（牆上時間，毫秒）。 / When each event first reached the page (wall clock, ms).
 					// 只算安裝之後才到的事件：之前的那些早就畫上去了。 / Only events arriving after this count: the earlier ones were drawn long ago.
@@ -101,7 +102,7 @@ func BenchmarkBurst(b *testing.B) {
 				runtime.ReadMemStats(&m)
 				heap += m.HeapAlloc
 				if ui {
-					testenv.SamePage(b, br, out.String)
+					pagetest.SamePage(b, br, out.String)
 					start := float64(stream.Start().UnixMicro()) / 1000
 					lat := browser.Eval[[]float64](b, br, `Object.values(window.drawnAt).filter(d => !d.quiet).map(d => d.at - d.t)`)
 					for _, l := range lat {

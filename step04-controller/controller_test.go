@@ -13,6 +13,7 @@ import (
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
@@ -93,7 +94,7 @@ func TestDemo(t *testing.T) {
 			out.Wait(t, 2, "worker1  sync      default/demo ", "tier=web")
 			golden.Check(t, mode.golden, golden.DropBookmarks(golden.StripVersions(out.String())))
 			t.Run("page", func(t *testing.T) {
-				testenv.CheckPage(t, testenv.Page(t, lv.URL(), out.String()), out.String, mode.golden)
+				pagetest.CheckPage(t, pagetest.Page(t, lv.URL(), out.String()), out.String, mode.golden)
 			})
 		})
 	}
@@ -442,9 +443,9 @@ func TestWorkersAndBurst(t *testing.T) {
 	// On the page: fewer events at the workers than pushes, the merge count is the text's lines, every worker's last sync is there.
 	t.Run("page", func(t *testing.T) {
 		text := out.String()
-		b := testenv.Page(t, lv.URL(), text)
-		testenv.SamePage(t, b, out.String)
-		pushed, synced := testenv.DOM(t, b, `[data-stage="push"]`, "data-count"), testenv.DOM(t, b, `[data-stage="workers"]`, "data-count")
+		b := pagetest.Page(t, lv.URL(), text)
+		pagetest.SamePage(t, b, out.String)
+		pushed, synced := pagetest.DOM(t, b, `[data-stage="push"]`, "data-count"), pagetest.DOM(t, b, `[data-stage="workers"]`, "data-count")
 		if want := strconv.Itoa(out.Count("queue    ")); pushed != want {
 			t.Errorf("the push stage counts %s events; the step printed %s queue lines", pushed, want)
 		}
@@ -454,11 +455,11 @@ func TestWorkersAndBurst(t *testing.T) {
 		if p, s := atoi(t, pushed), atoi(t, synced); s >= p {
 			t.Errorf("the page shows %d syncs for %d pushes; it should show the merging", s, p)
 		}
-		if got, want := testenv.DOM(t, b, "#wq-merged", "data-merged"), strconv.Itoa(out.Count("is already waiting in the workqueue")); got != want {
+		if got, want := pagetest.DOM(t, b, "#wq-merged", "data-merged"), strconv.Itoa(out.Count("is already waiting in the workqueue")); got != want {
 			t.Errorf("the page counts %s merged changes; the step printed %s", got, want)
 		}
 		for w := range workers {
-			testenv.DOM(t, b, `#wq-workers [data-worker="`+w+`"]`, "data-worker")
+			pagetest.DOM(t, b, `#wq-workers [data-worker="`+w+`"]`, "data-worker")
 		}
 	})
 }
@@ -569,7 +570,7 @@ func TestPageThroughAThousandPods(t *testing.T) {
 		return run(ctx, cs, ns, opts, out)
 	})
 	out.Wait(t, 1000, "sync      "+ns+"/pod-")
-	b := testenv.Page(t, lv.URL(), out.String())
+	b := pagetest.Page(t, lv.URL(), out.String())
 
 	fast := c.Config()
 	fast.QPS, fast.Burst = 100, 200
@@ -583,8 +584,8 @@ func TestPageThroughAThousandPods(t *testing.T) {
 	// 每個被改過的 Pod：最後一次同步看到的是拿掉 burst 標籤之後的樣子。
 	// Every changed pod: its last sync sees it with the burst label removed.
 	testenv.Poll(t, "every changed pod's last sync to show no burst label", func() bool { return settled(out.String(), ns, changed) })
-	testenv.SamePage(t, b, out.String)
-	if got := testenv.DOM(t, b, "#cache-rows", "data-size"); got != strconv.Itoa(len(names)) {
+	pagetest.SamePage(t, b, out.String)
+	if got := pagetest.DOM(t, b, "#cache-rows", "data-size"); got != strconv.Itoa(len(names)) {
 		t.Errorf("the cache panel shows %s pods; want %d", got, len(names))
 	}
 	events := browser.Eval[int](t, b, "LV.app.timeline.events.length")

@@ -19,6 +19,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
@@ -106,7 +107,7 @@ func TestDemo(t *testing.T) {
 	}
 	golden.Check(t, "demo", golden.StripVersions(got))
 	t.Run("page", func(t *testing.T) {
-		testenv.CheckPage(t, testenv.Page(t, lv.URL(), out.String()), out.String, "demo")
+		pagetest.CheckPage(t, pagetest.Page(t, lv.URL(), out.String()), out.String, "demo")
 	})
 }
 
@@ -215,11 +216,11 @@ func TestDemoSlowHandler(t *testing.T) {
 	// slow got demo, slow is 6 events behind printer and printer is not
 	// behind at all. End brings it back to the latest.
 	t.Run("page", func(t *testing.T) {
-		b := testenv.Page(t, lv.URL(), out.String())
-		testenv.CheckPage(t, b, out.String, "slow")
+		b := pagetest.Page(t, lv.URL(), out.String())
+		pagetest.CheckPage(t, b, out.String, "slow")
 		backlogs := func() string {
-			return "slow=" + testenv.DOM(t, b, `[data-listener="slow"]`, "data-backlog") +
-				" printer=" + testenv.DOM(t, b, `[data-listener="printer"]`, "data-backlog")
+			return "slow=" + pagetest.DOM(t, b, `[data-listener="slow"]`, "data-backlog") +
+				" printer=" + pagetest.DOM(t, b, `[data-listener="printer"]`, "data-backlog")
 		}
 		if got := backlogs(); got != "slow=0 printer=0" {
 			t.Errorf("at the end the page shows backlogs %s; want slow=0 printer=0", got)

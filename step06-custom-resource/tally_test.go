@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
@@ -122,7 +123,7 @@ func TestDemo(t *testing.T) {
 		return countIs(1)(p) && strings.Join(p.Status.Pods, ",") == "before" && meta.IsStatusConditionTrue(p.Status.Conditions, "Ready")
 	})
 	t.Run("page", func(t *testing.T) {
-		testenv.CheckPage(t, testenv.Page(t, lv.URL(), out.String()), out.String, "demo")
+		pagetest.CheckPage(t, pagetest.Page(t, lv.URL(), out.String()), out.String, "demo")
 	})
 }
 

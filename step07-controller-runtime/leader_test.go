@@ -34,13 +34,13 @@ func startReplica(t *testing.T, bin string, args ...string) *replica {
 	return r
 }
 
-// 情境：兩個副本、--leader-elect、租約 4 秒。兩個副本的快取都同步了（待命副本的 --trace 看得到它的兩條 watch），
+// 情境：兩個副本、--leader-elect、租約 4 秒。兩個副本的快取都同步了（待命副本的 --trace 看得到它的三條 watch），
 // 只有 leader reconcile；
 // leader 被 SIGKILL 殺掉（來不及交出租約），另一個在租約到期之後接手，接著的變化由它 reconcile。
 // 然後：兩個副本都沒有 --leader-elect，兩個都 reconcile 同一個變化。
 //
 // The story: two replicas, --leader-elect, a 4-second lease. Both replicas'
-// caches sync (the standby's --trace shows its two watches), only the leader
+// caches sync (the standby's --trace shows its three watches), only the leader
 // reconciles; the leader is killed with SIGKILL
 // (no time to give the lease up), the other takes over once the lease
 // expires, and reconciles the next change. Then: two replicas without
@@ -57,11 +57,12 @@ func TestLeaderElection(t *testing.T) {
 
 	a := startReplica(t, bin, args...)
 	a.out.Wait(t, 1, "elected leader")
-	// b 帶著 --trace：它的 informer 在跑，看得到它的兩條 watch。 / b runs with --trace: its informers run, and its two watches show.
+	// b 帶著 --trace：它的 informer 在跑，看得到它的三條 watch。 / b runs with --trace: its informers run, and its three watches show.
 	b := startReplica(t, bin, append(args, "--trace")...)
 	b.out.Wait(t, 1, "caches synced in this replica; watching from there")
 	b.out.Wait(t, 1, "trace: GET /apis/lab.informer-walkthrough.github.io/v1alpha1/namespaces/"+ns+"/podtallies?", "watch=true -> 200")
 	b.out.Wait(t, 1, "trace: GET /api/v1/namespaces/"+ns+"/pods?", "watch=true -> 200")
+	b.out.Wait(t, 1, "trace: GET /api/v1/namespaces/"+ns+"/configmaps?", "watch=true -> 200")
 	testenv.CreatePod(t, c.Client(), ns, "one", map[string]string{"app": "demo"})
 	a.out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ", "UpdateStatus: count 0 -> 1")
 	// Reconcile 先印出要寫什麼，才寫；殺掉 a 之前要等那次寫入真的到了 API server，否則 b 會從 0 開始數。

@@ -23,6 +23,7 @@ import (
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
@@ -304,16 +305,17 @@ func TestDemo(t *testing.T) {
 		t.Errorf("the index still lists app-demo after the finalizer ran: %v", index.Data)
 	}
 	t.Run("page", func(t *testing.T) {
-		testenv.CheckPage(t, testenv.Page(t, lv.URL(), out.String()), out.String, "demo")
+		pagetest.CheckPage(t, pagetest.Page(t, lv.URL(), out.String()), out.String, "demo")
 	})
 }
 
-// 情境：--trace：manager 的快取對每種型別只開一條 watch，兩條都是 WatchList 串流（sendInitialEvents=true），
-// 沒有另外的 LIST：跟步驟 05 的共享 informer 一樣。
+// 情境：--trace：manager 的快取對每種型別（tally、Pod、ConfigMap）只開一條 watch，三條都是 WatchList 串流
+// （sendInitialEvents=true），沒有另外的 LIST：跟步驟 05 的共享 informer 一樣。
 //
-// The story: --trace: the manager's cache opens one watch per type, both
-// WatchList streams (sendInitialEvents=true), with no separate LIST: as step
-// 05's shared informers.
+// The story: --trace: the manager's cache opens one watch per type (the
+// tallies, the pods, the ConfigMaps), all three WatchList streams
+// (sendInitialEvents=true), with no separate LIST: as step 05's shared
+// informers.
 func TestOneWatchPerType(t *testing.T) {
 	c := testenv.Plain(t)
 	installCRD(t, c)

@@ -23,6 +23,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
@@ -469,8 +470,8 @@ func TestReplayRecordings(t *testing.T) {
 
 			_, srv := serve(t, rec.Header.Pipeline, rec.Events, true, nil)
 			b.Open(t, srv.URL+"?at=end")
-			testenv.CaughtUp(t, b, lines.String())
-			if got := testenv.PageSummary(t, b); got != string(final) {
+			pagetest.CaughtUp(t, b, lines.String())
+			if got := pagetest.PageSummary(t, b); got != string(final) {
 				t.Errorf("replayed by the server, the page ends as\n%s\nwant (the live page's)\n%s", got, final)
 			}
 
@@ -490,8 +491,8 @@ func TestReplayRecordings(t *testing.T) {
 				}
 			}
 			b.Open(t, "file://"+html+"?at=end")
-			testenv.CaughtUp(t, b, lines.String())
-			if got := testenv.PageSummary(t, b); got != string(final) {
+			pagetest.CaughtUp(t, b, lines.String())
+			if got := pagetest.PageSummary(t, b); got != string(final) {
 				t.Errorf("exported and opened from disk, the page ends as\n%s\nwant\n%s", got, final)
 			}
 			// 匯出的檔案也能依 key 篩選。 / An exported file filters by key too.
