@@ -21,6 +21,12 @@ wait_gone() {
   done
 }
 
+# ere_quote 把字串跳脫成擴充正規表示式（pgrep 用的）裡的字面文字。
+# ere_quote escapes a string into literal text for an extended regular expression (what pgrep takes).
+ere_quote() {
+  printf '%s' "$1" | sed 's/[][\.*^$+?(){}|]/\\&/g'
+}
+
 # 1. kind：刪除叢集；kind 會一併移除它寫入的 context。 / 1. kind: delete the cluster; kind removes the context it wrote.
 down_kind() {
   if ! docker_answers; then
@@ -41,12 +47,17 @@ down_local() {
     log "stopping the local cluster (kube-apiserver may take several seconds)"
     kill -TERM "$(cat "${pidfile}")"
   fi
-  # etcd 與 kube-apiserver 的命令列都含有狀態目錄的路徑，用它找出所有相關行程。
-  # etcd's and kube-apiserver's command lines contain the state directory, which finds every process involved.
-  if ! wait_gone "${STATE_DIR}/"; then
+  # etcd 與 kube-apiserver 的命令列都有一個參數以狀態目錄的路徑開頭（或在 = 之後），用它找出所有相關行程。
+  # 路徑先跳脫成字面文字：像 ~/.cache 裡的 . 這樣的字元，在 pgrep 的正規表示式裡會比對任何字元。
+  # etcd's and kube-apiserver's command lines each have an argument that starts with the state directory (or has it
+  # after an =), which finds every process involved. The path is escaped into literal text first: a character such
+  # as the . in ~/.cache would match any character in pgrep's regular expression.
+  local ours
+  ours="(^|[ =])$(ere_quote "${STATE_DIR}")/"
+  if ! wait_gone "${ours}"; then
     log "processes still running after ${STOP_TIMEOUT}s; sending SIGKILL"
-    pkill -KILL -f -- "${STATE_DIR}/" || true
-    wait_gone "${STATE_DIR}/" || die "could not stop processes $(pgrep -f -- "${STATE_DIR}/" | tr '\n' ' ')"
+    pkill -KILL -f -- "${ours}" || true
+    wait_gone "${ours}" || die "could not stop processes $(pgrep -f -- "${ours}" | tr '\n' ' ')"
   fi
   if [[ -x "${STATE_DIR}/localcluster" ]]; then
     "${STATE_DIR}/localcluster" forget --name "${LOCAL_CONTEXT}"

@@ -37,6 +37,9 @@ type tallies interface {
 	// informer is the shared informer: both are the same cache.SharedIndexInformer interface as step 05's pod informer.
 	informer() cache.SharedIndexInformer
 	start(ctx context.Context)
+	// shutdown 等工廠的 informer 在 ctx 結束之後真的停下（Shutdown），跟 Pod 的工廠一樣。
+	// shutdown waits until the factory's informers have really stopped after ctx ended (Shutdown), as the pod factory does.
+	shutdown()
 	// toTally 把處理函式收到的物件變成 *PodTally（dynamic 時要轉換）。
 	// toTally turns what a handler receives into a *PodTally (dynamic objects need converting).
 	toTally(obj any) (*labv1alpha1.PodTally, error)
@@ -68,6 +71,7 @@ func newGenerated(client versioned.Interface, namespace string, name *cache.Info
 
 func (g *generated) informer() cache.SharedIndexInformer { return g.inf }
 func (g *generated) start(ctx context.Context)           { g.factory.StartWithContext(ctx) }
+func (g *generated) shutdown()                           { g.factory.Shutdown() }
 func (g *generated) toTally(obj any) (*labv1alpha1.PodTally, error) {
 	t, ok := obj.(*labv1alpha1.PodTally)
 	if !ok {
@@ -109,6 +113,7 @@ func newDynamic(client dynamic.Interface, namespace string) *dynamicTallies {
 
 func (d *dynamicTallies) informer() cache.SharedIndexInformer { return d.inf }
 func (d *dynamicTallies) start(ctx context.Context)           { d.factory.Start(ctx.Done()) }
+func (d *dynamicTallies) shutdown()                           { d.factory.Shutdown() }
 
 // toTally 把 unstructured 轉成型別化的 PodTally。轉換讀的是 JSON 欄位名稱；欄位型別不符（例如 count 是字串）
 // 會得到錯誤，而不是默默變成零值。

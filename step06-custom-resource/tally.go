@@ -206,6 +206,7 @@ func runController(ctx context.Context, source tallies, metaClient metadata.Inte
 	c.queue.ShutDownWithDrain()
 	wg.Wait()
 	podFactory.Shutdown()
+	source.shutdown()
 	show.Note(out, "workers stopped")
 	return nil
 }
