@@ -59,12 +59,13 @@ func staleUpdate(t *testing.T, cs versioned.Interface, ns string) error {
 }
 
 // 情境：從舊副本更新。真正的 API server 回 409 Conflict；產生的假的 clientset 照單全收，後寫的蓋掉先寫的：
-// 只用它測試的控制器，永遠不會走到處理衝突的那段程式。
+// 只用它測試的控制器，永遠不會走到處理衝突的那段程式。controller-runtime 的假 client 則跟 API server 一樣回 409。
 //
 // The story: an update from a stale copy. The real API server answers 409
 // Conflict; the generated fake clientset accepts it, the later write
 // overwriting the earlier: a controller tested only against it never runs
-// its conflict handling.
+// its conflict handling. controller-runtime's fake client answers 409 as the
+// API server does.
 func TestFakeHasNoConflicts(t *testing.T) {
 	c := testenv.Plain(t)
 	installCRD(t, c)
@@ -74,6 +75,39 @@ func TestFakeHasNoConflicts(t *testing.T) {
 	if err := staleUpdate(t, tallyfake.NewSimpleClientset(), "fake"); err != nil {
 		t.Errorf("fake clientset: err = %v; want none (it does not check resourceVersion)", err)
 	}
+	// controller-runtime 的假 client 不一樣：它檢查 resourceVersion，跟 API server 一樣回 409。
+	// controller-runtime's fake client differs: it checks resourceVersion and answers 409 as the API server does.
+	ctx := t.Context()
+	cr := crFake(t)
+	var a, b labv1alpha1.PodTally
+	key := client.ObjectKey{Namespace: "fake", Name: "app-demo"}
+	if err := cr.Get(ctx, key, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := cr.Get(ctx, key, &b); err != nil {
+		t.Fatal(err)
+	}
+	a.Spec.Selector = "tier=web"
+	if err := cr.Update(ctx, &a); err != nil {
+		t.Fatal(err)
+	}
+	b.Spec.Selector = "tier=db"
+	if err := cr.Update(ctx, &b); !apierrors.IsConflict(err) {
+		t.Errorf("controller-runtime's fake client: err = %v; want 409 Conflict", err)
+	}
+}
+
+// crFake 是 controller-runtime 的假 client，裡面有 fake/app-demo，PodTally 有 status 子資源（跟 CRD 一樣）。
+//
+// crFake is controller-runtime's fake client holding fake/app-demo, with
+// PodTally's status subresource (as the CRD has it).
+func crFake(t *testing.T) client.Client {
+	t.Helper()
+	scheme, err := newScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return crfake.NewClientBuilder().WithScheme(scheme).WithObjects(demoTally("fake")).WithStatusSubresource(&labv1alpha1.PodTally{}).Build()
 }
 
 // 情境：產生的 informer 在真正的 API server 上用 WatchList（一條 sendInitialEvents=true 的 watch，沒有 LIST）；
@@ -162,10 +196,13 @@ func TestFakeFieldSelectors(t *testing.T) {
 	}
 }
 
-// 情境：status 子資源。真正的 API server 上，主資源的 Update 不改 status；假的 clientset 兩個都改。
+// 情境：status 子資源。真正的 API server 上，主資源的 Update 不改 status；假的 clientset 兩個都改；
+// controller-runtime 的假 client 在 WithStatusSubresource 之後跟 API server 一樣。
 //
 // The story: the status subresource. On the real API server an Update of
-// the main resource leaves status alone; the fake clientset changes both.
+// the main resource leaves status alone; the fake clientset changes both;
+// controller-runtime's fake client, after WithStatusSubresource, behaves as
+// the API server does.
 func TestFakeStatusSubresource(t *testing.T) {
 	c := testenv.Plain(t)
 	installCRD(t, c)
@@ -195,6 +232,24 @@ func TestFakeStatusSubresource(t *testing.T) {
 	}
 	if n := update(tallyfake.NewSimpleClientset(), "fake"); n != 7 {
 		t.Errorf("fake clientset: status.count %d after Update; want 7 (no status subresource)", n)
+	}
+	// controller-runtime 的假 client，告訴它 PodTally 有 status 子資源時，跟 API server 一樣。
+	// controller-runtime's fake client, told that PodTally has a status subresource, behaves as the API server does.
+	ctx := t.Context()
+	cr := crFake(t)
+	var got labv1alpha1.PodTally
+	if err := cr.Get(ctx, client.ObjectKey{Namespace: "fake", Name: "app-demo"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	got.Status.Count = 7
+	if err := cr.Update(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := cr.Get(ctx, client.ObjectKey{Namespace: "fake", Name: "app-demo"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.Count != 0 {
+		t.Errorf("controller-runtime's fake client: status.count %d after Update; want 0 (WithStatusSubresource)", got.Status.Count)
 	}
 }
 

@@ -43,13 +43,13 @@ type options struct {
 
 // skipNameValidation 在程式裡是 false：一個程式只有一個 manager、一個叫 podtally 的控制器。
 // 測試在同一個行程裡替每個測試啟動一個 manager，而 controller-runtime 不讓第二個同名的控制器出現，
-// 除非叫它略過這個檢查（config.Controller.SkipNameValidation）；測試把這個值設成 true（main_test.go）。
+// 除非叫它略過這個檢查（config.Controller.SkipNameValidation）；測試把這個值設成 true（reconciler_test.go 的 TestMain）。
 //
 // skipNameValidation is false in the program: one program, one manager, one
 // controller named podtally. The tests start a manager per test in one
 // process, and controller-runtime refuses a second controller of the same
 // name unless told to skip the check (config.Controller.SkipNameValidation);
-// the tests set this to true (main_test.go).
+// the tests set this to true (TestMain in reconciler_test.go).
 var skipNameValidation = false
 
 // podsMeta 是「只有 metadata 的 Pod」：controller-runtime 靠 GVK 認出它，快取與 client 都用它，

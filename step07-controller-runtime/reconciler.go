@@ -24,18 +24,22 @@ import (
 )
 
 // 控制器需要的權限，逐條：讀 tally（快取要 list 與 watch；--reread-on-conflict 要 get）、加上與拿掉 finalizer（update）；
-// 只寫 status 子資源；podtallies/finalizers 的 update 讓報告的 ownerReference 可以設 blockOwnerDeletion；
-// Pod 只要 list 與 watch（metadata-only 的快取用的也是這兩個）；ConfigMap 的報告與索引（快取的 list 與 watch，
-// 建立索引的 create，server-side apply 與 merge patch 的 patch）；--leader-elect 的 Lease 與它記錄的事件。
+// 只寫 status 子資源；podtallies/finalizers 的 update 讓報告的 ownerReference 可以設 blockOwnerDeletion
+// （只在啟用 OwnerReferencesPermissionEnforcement admission plugin 的叢集檢查）；Pod 只要 list 與 watch
+// （metadata-only 的快取用的也是這兩個）；ConfigMap 的報告與索引（快取的 list 與 watch；建立索引、以及 server-side
+// apply 第一次建立報告時的 create；server-side apply 與 merge patch 的 patch）；--leader-elect 的 Lease 與它記錄的事件。
 //
 // The permissions the controller needs, rule by rule: read tallies (the
 // cache lists and watches; --reread-on-conflict gets), add and remove the
 // finalizer (update); write only the status subresource; update on
 // podtallies/finalizers lets the report's ownerReference set
-// blockOwnerDeletion; pods only list and watch (a metadata-only cache uses
-// the same two); the ConfigMaps of the reports and the index (list and
-// watch for the cache, create for a new index, patch for server-side apply
-// and the merge patch); --leader-elect's Lease and the events it records.
+// blockOwnerDeletion (checked only where the
+// OwnerReferencesPermissionEnforcement admission plugin is on); pods only
+// list and watch (a metadata-only cache uses the same two); the ConfigMaps of
+// the reports and the index (list and watch for the cache; create for a new
+// index and for the server-side apply that first creates a report; patch for
+// server-side apply and the merge patch); --leader-elect's Lease and the
+// events it records.
 
 // +kubebuilder:rbac:groups=lab.informer-walkthrough.github.io,resources=podtallies,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=lab.informer-walkthrough.github.io,resources=podtallies/status,verbs=update
@@ -70,8 +74,8 @@ import (
 // ServiceAccount bound to that role alone.
 type TallyReconciler struct {
 	Client client.Client
-	// Scheme 讓 SetControllerReference 查出 tally 的 GVK，寫進 ownerReference。
-	// Scheme lets SetControllerReference look up the tally's GVK for the ownerReference.
+	// Scheme 讓 writeReport 查出 tally 的 GVK，寫進報告的 ownerReference（SetControllerReference 也這樣查）。
+	// Scheme lets writeReport look up the tally's GVK for the report's ownerReference (as SetControllerReference does).
 	Scheme *runtime.Scheme
 	// APIReader 通常是 nil：409 Conflict 時 Reconcile 回傳錯誤，由 controller-runtime 重新排入佇列。
 	// 只有 --reread-on-conflict 才給它 mgr.GetAPIReader()，衝突之後直接問 API server（見 conflict.go）。

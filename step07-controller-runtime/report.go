@@ -13,6 +13,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 )
@@ -78,7 +79,12 @@ func (r *TallyReconciler) reportChanged(ctx context.Context, t *labv1alpha1.PodT
 // garbage collector deletes it; Owns(&corev1.ConfigMap{}) makes its changes
 // queue the owner.
 func (r *TallyReconciler) writeReport(ctx context.Context, t *labv1alpha1.PodTally, status labv1alpha1.PodTallyStatus) error {
-	gvk := labv1alpha1.SchemeGroupVersion.WithKind("PodTally")
+	// 跟 SetControllerReference 一樣，從 scheme 查出擁有者的 GVK（Go 型別本身不帶 apiVersion 與 kind）。
+	// As SetControllerReference does, the owner's GVK comes from the scheme (a Go type carries no apiVersion or kind).
+	gvk, err := apiutil.GVKForObject(t, r.Scheme)
+	if err != nil {
+		return err
+	}
 	report := corev1ac.ConfigMap(reportName(t), t.Namespace).
 		WithLabels(managedBy).
 		WithData(reportData(t, status)).
