@@ -206,8 +206,11 @@ func (c *controller) processNextItem(ctx context.Context, worker string) bool {
 	// 即時頁面看得到 worker 什麼時候拿到 key（經過 storage.taken，才不會排在處理函式的 Add 前面）、什麼時候還回去（Done）。
 	// The live page sees when a worker took the key (through storage.taken, so it never comes before the handler's Add) and when it gave it back (Done).
 	c.storage.taken(func() { show.Quiet(c.out, worker, "Get", key, "queue.Get", show.OpGet) })
-	defer show.Quiet(c.out, worker, "Done", key, "queue.Done", show.OpDone)
+	// Done 的記號在 queue.Done 之前送出：之後另一個 worker 才可能拿到這個 key，它的 Get 一定排在這個 Done 後面。
+	// The Done note goes out before queue.Done: only after that can another worker take the key, so its Get always
+	// comes after this Done.
 	defer c.queue.Done(key)
+	defer show.Quiet(c.out, worker, "Done", key, "queue.Done", show.OpDone)
 	c.handleErr(worker, key, c.syncToStdout(ctx, worker, key))
 	return true
 }

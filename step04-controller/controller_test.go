@@ -15,6 +15,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
@@ -266,12 +267,13 @@ func TestKeysCoalesce(t *testing.T) {
 }
 
 // 情境：worker 同步一個 key 的時候，這個 Pod 又變了。佇列不給第二份，也不讓另一個 worker 同時拿到它：
-// 處理函式說 key 正在同步；Done 之後 key 再被交出去一次，第二次同步讀到新的標籤。
+// 處理函式說 key 正在同步；Done 之後 key 再被交出去一次，第二次同步讀到新的標籤。兩個 worker 從來沒有同時拿著它。
 //
 // The story: while a worker syncs a key, the pod changes again. The queue
 // makes no second entry and gives the key to no other worker meanwhile: the
 // handler says the key is being synced; after Done the key is handed out
-// once more, and the second sync reads the new label.
+// once more, and the second sync reads the new label. Never did two workers
+// hold it at once.
 func TestChangeWhileSyncing(t *testing.T) {
 	ctx := t.Context()
 	c := testenv.Plain(t)
@@ -281,7 +283,11 @@ func TestChangeWhileSyncing(t *testing.T) {
 	opts.workers = 2
 	// 同步要夠久，標籤的變化才一定在同步結束前到達。 / The sync is long enough for the label change to arrive before it ends.
 	opts.syncTime = 3 * time.Second
-	out := startStep(t, ns, opts)
+	// 文字與事件都送進 out：MostHeld 要看每個 worker 的 Get 與 Done（不印出來的事件）。
+	// Text and events both go into out: MostHeld needs each worker's Get and Done (events not printed).
+	out, _ := testenv.Start(t, func(ctx context.Context, w io.Writer) error {
+		return run(ctx, cs, ns, opts, show.NewStream(w, w.(*testenv.Output)))
+	})
 	out.Wait(t, 1, " sync      "+ns+"/busy ", "labels=v=1")
 	if _, err := scene.Label(ctx, cs, ns, "busy", "v", new("2")); err != nil {
 		t.Fatal(err)
@@ -294,6 +300,10 @@ func TestChangeWhileSyncing(t *testing.T) {
 		" sync      "+ns+"/busy ", "labels=v=2")
 	if n := out.Count("is already waiting in the workqueue"); n != 0 {
 		t.Errorf("a key being synced is not waiting in the queue, yet %d notes say so:\n%s", n, out.String())
+	}
+	out.WaitIdle(t, ns+"/busy")
+	if n := out.MostHeld(ns + "/busy"); n != 1 {
+		t.Errorf("%d workers held %s/busy at once; the workqueue hands a key to one worker at a time", n, ns)
 	}
 }
 

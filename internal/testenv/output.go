@@ -59,6 +59,7 @@ type Output struct {
 	// held counts, per key, the Gets a worker has not yet answered with Done; events is every event received.
 	// Only an Output fed the event stream has them.
 	held   map[string]int
+	most   map[string]int
 	events []show.Event
 }
 
@@ -74,10 +75,11 @@ func (o *Output) Emit(e show.Event) {
 		return
 	}
 	if o.held == nil {
-		o.held = map[string]int{}
+		o.held, o.most = map[string]int{}, map[string]int{}
 	}
 	if e.Op == show.OpGet {
 		o.held[e.Key]++
+		o.most[e.Key] = max(o.most[e.Key], o.held[e.Key])
 	} else {
 		o.held[e.Key]--
 	}
@@ -120,6 +122,19 @@ func (o *Output) WaitIdle(t testing.TB, key string) {
 		defer o.mu.Unlock()
 		return o.held[key] == 0
 	}, o)
+}
+
+// MostHeld 是 key 同時被幾個 worker 拿著（Get 之後、Done 之前）的最大值：佇列從不把一個 key 同時交給兩個
+// worker，所以它最多是 1。步驟要在呼叫 queue.Done 之前送出 Done 事件，這個數才算得準。
+//
+// MostHeld is the most workers that held key at once (after Get, before
+// Done): the queue never hands one key to two workers at a time, so it is at
+// most 1. The step must send its Done event before it calls queue.Done for
+// the count to be exact.
+func (o *Output) MostHeld(key string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.most[key]
 }
 
 func (o *Output) Write(p []byte) (int, error) {
