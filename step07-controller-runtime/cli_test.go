@@ -22,6 +22,7 @@ func TestCommandLine(t *testing.T) {
 	bin := testenv.Build(t)
 	testenv.Fails(t, bin, "--workers must be at least 1", "--kubeconfig", "/nonexistent", "--workers", "0")
 	testenv.Fails(t, bin, "--lease-duration must be at least 3s", "--kubeconfig", "/nonexistent", "--lease-duration", "1s")
+	testenv.Fails(t, bin, "--sync-period must be 0 or at least 1s", "--kubeconfig", "/nonexistent", "--sync-period", "500ms")
 	testenv.Fails(t, bin, `--metrics-bind-address "0.0.0.0:8080": give a loopback address`, "--kubeconfig", "/nonexistent", "--metrics-bind-address", "0.0.0.0:8080")
 	testenv.Fails(t, bin, `--metrics-bind-address ":8080": give a loopback address`, "--kubeconfig", "/nonexistent", "--metrics-bind-address", ":8080")
 	c := testenv.Plain(t)

@@ -32,6 +32,8 @@ func main() {
 			fs.DurationVar(&opts.leaseDuration, "lease-duration", 15*time.Second, "with --leader-elect: how long a lease lasts without renewal (renewal deadline 2/3 of it)")
 			fs.StringVar(&opts.metricsAddr, "metrics-bind-address", "0", `serve the manager's /metrics here, for example 127.0.0.1:8080 (loopback only; "0": off)`)
 			fs.DurationVar(&opts.recount, "recount", 10*time.Minute, "RequeueAfter: recount every tally this often even when nothing changed (0: never)")
+			fs.DurationVar(&opts.syncPeriod, "sync-period", 0, "the manager cache's SyncPeriod: resync every informer this often (0: controller-runtime's default, 10h); with GenerationChangedPredicate no resync reconciles")
+			fs.BoolVar(&opts.reconcileResyncs, "reconcile-resyncs", false, "let resyncs (updates whose resourceVersion did not change) through the tally predicate, so --sync-period reconciles")
 			fs.BoolVar(&opts.rereadOnConflict, "reread-on-conflict", false, "after a 409 Conflict on the status write, read the tally again through the APIReader (one uncached GET) instead of returning the error for a requeue")
 		},
 		Validate: func() error {
@@ -43,6 +45,9 @@ func main() {
 			}
 			if opts.recount < 0 {
 				return errors.New("--recount must not be negative")
+			}
+			if opts.syncPeriod != 0 && opts.syncPeriod < time.Second {
+				return errors.New("--sync-period must be 0 or at least 1s (client-go's shortest resync)")
 			}
 			if opts.metricsAddr != "0" {
 				host, _, err := net.SplitHostPort(opts.metricsAddr)

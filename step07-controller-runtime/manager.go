@@ -39,6 +39,12 @@ type options struct {
 	// rereadOnConflict：409 Conflict 之後透過 APIReader 重讀，而不是回傳錯誤（見 conflict.go）。
 	// rereadOnConflict: after a 409 Conflict, read again through the APIReader rather than return the error (see conflict.go).
 	rereadOnConflict bool
+	// syncPeriod 是 manager 快取的 SyncPeriod（0：controller-runtime 的預設，10 小時）；reconcileResyncs 讓
+	// tally 的 predicate 放行 resync。
+	// syncPeriod is the manager cache's SyncPeriod (0: controller-runtime's default, 10 hours); reconcileResyncs has
+	// the tally predicate let resyncs through.
+	syncPeriod       time.Duration
+	reconcileResyncs bool
 }
 
 // skipNameValidation 在程式裡是 false：一個程式只有一個 manager、一個叫 podtally 的控制器。
@@ -82,6 +88,9 @@ func newManager(cfg *rest.Config, namespace string, opts options, logger logr.Lo
 		Cache: cache.Options{
 			// 步驟 05 的 WithNamespace：每種型別都只看這個 namespace。 / Step 05's WithNamespace: every type watches this namespace only.
 			DefaultNamespaces: map[string]cache.Config{namespace: {}},
+			// 每個 informer 的 resync 週期（controller-runtime 再加上最多 10% 的抖動）；nil 是 10 小時。
+			// Every informer's resync period (controller-runtime adds up to 10% jitter); nil means 10 hours.
+			SyncPeriod: syncPeriod(opts.syncPeriod),
 			// 步驟 05 的 WithTransform：丟掉 managedFields，套用到每種型別。 / Step 05's WithTransform, dropping managedFields, for every type.
 			DefaultTransform: cache.TransformStripManagedFields(),
 			// ByObject 讓一種型別有自己的範圍（namespace、標籤或欄位選擇器）：這裡把 tally 的 namespace 寫明；
@@ -107,6 +116,17 @@ func newManager(cfg *rest.Config, namespace string, opts options, logger logr.Lo
 		// How many Reconciles run at once: every controller of this manager uses it, set here once.
 		Controller: config.Controller{MaxConcurrentReconciles: opts.workers, SkipNameValidation: &skipNameValidation},
 	})
+}
+
+// syncPeriod 把旗標變成 cache.Options.SyncPeriod：0 表示不設（controller-runtime 的預設）。
+//
+// syncPeriod turns the flag into cache.Options.SyncPeriod: 0 leaves it unset
+// (controller-runtime's default).
+func syncPeriod(d time.Duration) *time.Duration {
+	if d == 0 {
+		return nil
+	}
+	return &d
 }
 
 // newScheme 是 client-go 的內建型別加上 PodTally：manager 的 client 靠它把 Go 型別對應到 GVK。
@@ -165,7 +185,7 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 	if err != nil {
 		return err
 	}
-	r := &TallyReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recount: opts.recount, Out: out}
+	r := &TallyReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recount: opts.recount, ReconcileResyncs: opts.reconcileResyncs, Out: out}
 	if opts.rereadOnConflict {
 		r.APIReader = mgr.GetAPIReader()
 	}

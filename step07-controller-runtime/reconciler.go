@@ -84,7 +84,12 @@ type TallyReconciler struct {
 	// (see conflict.go).
 	APIReader client.Reader
 	Recount   time.Duration
-	Out       io.Writer
+	// ReconcileResyncs 讓 tally 的 predicate 也放行 resync（--sync-period 的週期事件，新舊 resourceVersion 相同）：
+	// GenerationChangedPredicate 單獨使用時把它們全部擋下（見 setup.go 的 tallyEvents）。
+	// ReconcileResyncs makes the tally predicate let resyncs through too (--sync-period's periodic events, old and new
+	// resourceVersion equal): GenerationChangedPredicate alone drops them all (see tallyEvents in setup.go).
+	ReconcileResyncs bool
+	Out              io.Writer
 }
 
 // Reconcile 讀出 tally；被刪除中就交給 finalizer（finalize）；否則從 metadata-only 的快取數出符合的 Pod，

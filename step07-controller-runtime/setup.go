@@ -54,7 +54,7 @@ func (r *TallyReconciler) SetupWithManager(mgr manager.Manager) error {
 func (r *TallyReconciler) setUp(mgr manager.Manager, ready <-chan struct{}) error {
 	return builder.ControllerManagedBy(mgr).
 		Named("podtally").
-		For(&labv1alpha1.PodTally{}, builder.WithPredicates(tallyEvents(r.Out))).
+		For(&labv1alpha1.PodTally{}, builder.WithPredicates(tallyEvents(r.Out, r.ReconcileResyncs))).
 		Owns(&corev1.ConfigMap{}, builder.WithPredicates(reportEvents(r.Out))).
 		Watches(podsMeta(), queuedBy(handler.EnqueueRequestsFromMapFunc(r.tallyFor), r.Out), builder.OnlyMetadata, builder.WithPredicates(podEvents(r.Out))).
 		Complete(observed(r, r.Out, ready))
@@ -70,7 +70,7 @@ func (r *TallyReconciler) setUp(mgr manager.Manager, ready <-chan struct{}) erro
 // finalizer), that update's generation is unchanged, and it stops here; a
 // delete makes the API server set deletionTimestamp and add one to the
 // generation, so that update passes.
-func tallyEvents(out io.Writer) predicate.Predicate {
+func tallyEvents(out io.Writer, resyncs bool) predicate.Predicate {
 	gen := predicate.GenerationChangedPredicate{}
 	return predicate.Funcs{
 		CreateFunc: func(e event.CreateEvent) bool {
@@ -87,6 +87,21 @@ func tallyEvents(out io.Writer) predicate.Predicate {
 				show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("generation %d -> %d%s: reconcile", e.ObjectOld.GetGeneration(), e.ObjectNew.GetGeneration(), why),
 					show.OpHandle, show.SawMeta(e.ObjectNew), show.Queued("workqueue"))
 				return true
+			}
+			// 新舊 resourceVersion 一樣：這不是一次寫入，而是 informer 的 resync（--sync-period），它不送任何請求，
+			// 只把快取裡的物件再交給處理函式一次。GenerationChangedPredicate 分不出兩者，照樣擋下。
+			// Old and new resourceVersion equal: not a write but the informer's resync (--sync-period), which sends no
+			// request and only hands the cached object to the handler again. GenerationChangedPredicate cannot tell
+			// the two apart and drops it all the same.
+			if rv := e.ObjectNew.GetResourceVersion(); rv == e.ObjectOld.GetResourceVersion() {
+				if resyncs {
+					show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), "resync (resourceVersion "+rv+" unchanged): reconcile",
+						show.OpHandle, show.SawMeta(e.ObjectNew), show.Queued("workqueue"))
+					return true
+				}
+				show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("resync (resourceVersion %s unchanged), generation %d unchanged: GenerationChangedPredicate drops it", rv, e.ObjectNew.GetGeneration()),
+					show.OpSkip, show.SawMeta(e.ObjectNew))
+				return false
 			}
 			show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("generation %d unchanged: GenerationChangedPredicate drops it", e.ObjectNew.GetGeneration()),
 				show.OpSkip, show.SawMeta(e.ObjectNew))
