@@ -6,6 +6,7 @@
 // status, comparable line by line.
 //
 //	go run ./step07-controller-runtime [-n NAMESPACE] [--workers 1] [--leader-elect [--lease-duration 15s]] [--metrics-bind-address 127.0.0.1:8080] [--recount 10m] [--reread-on-conflict]
+//	    [--sync-period 5s [--reconcile-resyncs]] [--read-service NAME [--fail-on-missing-informer]] [--stamp] [--no-predicate]
 package main
 
 import (
@@ -15,6 +16,8 @@ import (
 	"fmt"
 	"net"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
@@ -34,6 +37,10 @@ func main() {
 			fs.DurationVar(&opts.recount, "recount", 10*time.Minute, "RequeueAfter: recount every tally this often even when nothing changed (0: never)")
 			fs.DurationVar(&opts.syncPeriod, "sync-period", 0, "the manager cache's SyncPeriod: resync every informer this often (0: controller-runtime's default, 10h); with GenerationChangedPredicate no resync reconciles")
 			fs.BoolVar(&opts.reconcileResyncs, "reconcile-resyncs", false, "let resyncs (updates whose resourceVersion did not change) through the tally predicate, so --sync-period reconciles")
+			fs.StringVar(&opts.readService, "read-service", "", "drill: every Reconcile reads this Service through the cached client, a kind the controller does not watch (--trace shows the informer that starts)")
+			fs.BoolVar(&opts.failOnMissingInformer, "fail-on-missing-informer", false, "ReaderFailOnMissingInformer: a cached read of a kind with no informer fails instead of starting one")
+			fs.BoolVar(&opts.stamp, "stamp", false, "drill: every Reconcile writes the time into status, so status always changes (with --no-predicate: a reconcile storm)")
+			fs.BoolVar(&opts.noPredicate, "no-predicate", false, "drill: drop GenerationChangedPredicate, so the controller's own writes reconcile again")
 			fs.BoolVar(&opts.rereadOnConflict, "reread-on-conflict", false, "after a 409 Conflict on the status write, read the tally again through the APIReader (one uncached GET) instead of returning the error for a requeue")
 		},
 		Validate: func() error {
@@ -45,6 +52,11 @@ func main() {
 			}
 			if opts.recount < 0 {
 				return errors.New("--recount must not be negative")
+			}
+			if opts.readService != "" {
+				if errs := validation.IsDNS1035Label(opts.readService); len(errs) > 0 {
+					return fmt.Errorf("--read-service %q is not a Service name: %s", opts.readService, errs[0])
+				}
 			}
 			if opts.syncPeriod != 0 && opts.syncPeriod < time.Second {
 				return errors.New("--sync-period must be 0 or at least 1s (client-go's shortest resync)")

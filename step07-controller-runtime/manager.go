@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -45,6 +46,13 @@ type options struct {
 	// the tally predicate let resyncs through.
 	syncPeriod       time.Duration
 	reconcileResyncs bool
+	// readService 與 failOnMissingInformer 是練習「沒有要求的 informer」（見 peek.go）。
+	// readService and failOnMissingInformer are the drill "the informer you did not ask for" (see peek.go).
+	readService           string
+	failOnMissingInformer bool
+	// stamp 與 noPredicate 是練習「reconcile 風暴」（見 storm.go）。 / stamp and noPredicate are the drill "a reconcile storm" (see storm.go).
+	stamp       bool
+	noPredicate bool
 }
 
 // skipNameValidation 在程式裡是 false：一個程式只有一個 manager、一個叫 podtally 的控制器。
@@ -91,6 +99,9 @@ func newManager(cfg *rest.Config, namespace string, opts options, logger logr.Lo
 			// 每個 informer 的 resync 週期（controller-runtime 再加上最多 10% 的抖動）；nil 是 10 小時。
 			// Every informer's resync period (controller-runtime adds up to 10% jitter); nil means 10 hours.
 			SyncPeriod: syncPeriod(opts.syncPeriod),
+			// true 時，對沒有 informer 的型別讀取直接失敗，不替它啟動一個（見 peek.go）。
+			// When true, a read of a type with no informer fails instead of starting one (see peek.go).
+			ReaderFailOnMissingInformer: opts.failOnMissingInformer,
 			// 步驟 05 的 WithTransform：丟掉 managedFields，套用到每種型別。 / Step 05's WithTransform, dropping managedFields, for every type.
 			DefaultTransform: cache.TransformStripManagedFields(),
 			// ByObject 讓一種型別有自己的範圍（namespace、標籤或欄位選擇器）：這裡把 tally 的 namespace 寫明；
@@ -185,7 +196,7 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 	if err != nil {
 		return err
 	}
-	r := &TallyReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recount: opts.recount, ReconcileResyncs: opts.reconcileResyncs, Out: out}
+	r := &TallyReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recount: opts.recount, ReconcileResyncs: opts.reconcileResyncs, ReadService: opts.readService, Stamp: opts.stamp, NoPredicate: opts.noPredicate, Out: out}
 	if opts.rereadOnConflict {
 		r.APIReader = mgr.GetAPIReader()
 	}
@@ -197,7 +208,11 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 	if opts.leaderElect {
 		mode = fmt.Sprintf("leader election on Lease %s/%s: reconciling only while leader", namespace, leaseName)
 	}
-	show.Note(out, "manager for namespace %q: PodTally with GenerationChangedPredicate, owning its report ConfigMap, pods metadata-only through a map function; %s (Ctrl-C to stop)", namespace, mode)
+	predicate := "GenerationChangedPredicate"
+	if opts.noPredicate {
+		predicate = "no predicate"
+	}
+	show.Note(out, "manager for namespace %q: PodTally with %s, owning its report ConfigMap, pods metadata-only through a map function; %s (Ctrl-C to stop)", namespace, predicate, mode)
 	// 每個副本都要說出自己的快取何時同步好，不論是不是 leader：這個 runnable 不需要 leader election。
 	// Every replica says when its caches have synced, leader or not: this runnable needs no leader election.
 	if err := mgr.Add(synced{mgr: mgr, out: out, ready: ready}); err != nil {
@@ -212,7 +227,15 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 			}
 		}()
 	}
+	// 練習「reconcile 風暴」時，每秒說一次這一秒有幾次 Reconcile；manager 停下之後它也停下，才印最後一行。
+	// During the drill "a reconcile storm", say every second how many Reconciles that second had; it stops with the
+	// manager, before the last line is printed.
+	var rate sync.WaitGroup
+	if opts.stamp || opts.noPredicate {
+		rate.Go(func() { reconcileRate(ctx, out) })
+	}
 	err = mgr.Start(ctx)
+	rate.Wait()
 	show.Note(out, "workers stopped; the manager has shut down")
 	return err
 }

@@ -89,12 +89,20 @@ type TallyReconciler struct {
 	// ReconcileResyncs makes the tally predicate let resyncs through too (--sync-period's periodic events, old and new
 	// resourceVersion equal): GenerationChangedPredicate alone drops them all (see tallyEvents in setup.go).
 	ReconcileResyncs bool
-	Out              io.Writer
+	// ReadService 是練習「沒有要求的 informer」要讀的 Service（--read-service；空字串：不讀），見 peek.go。
+	// ReadService is the Service the drill "the informer you did not ask for" reads (--read-service; empty: none), see peek.go.
+	ReadService string
+	// Stamp 與 NoPredicate 是練習「reconcile 風暴」（--stamp、--no-predicate），見 storm.go。
+	// Stamp and NoPredicate are the drill "a reconcile storm" (--stamp, --no-predicate), see storm.go.
+	Stamp       bool
+	NoPredicate bool
+	Out         io.Writer
 }
 
 // Reconcile 讀出 tally；被刪除中就交給 finalizer（finalize）；否則從 metadata-only 的快取數出符合的 Pod，
 // 算出該有的 status、報告與索引的那一行，與現有的不同時先印一行說要寫什麼，再依序寫：finalizer、報告、
-// 索引、status。寫入造成的更新事件因此一定排在這一行之後。選擇器解析失敗不是錯誤：寫進 Ready condition，不重試。
+// 索引、status。寫入造成的更新事件因此一定排在這一行之後。選擇器解析失敗不是錯誤：寫進 Ready condition，
+// 不以限速重試（--recount 到了再數一次）。
 //
 // Reconcile reads the tally; one being deleted goes to the finalizer
 // (finalize); otherwise it counts the matching pods in the metadata-only
@@ -103,7 +111,7 @@ type TallyReconciler struct {
 // writes in order: the finalizer, the report, the index, the status. The
 // updates those writes cause therefore always come after the line. A
 // selector that does not parse is not an error: it goes into the Ready
-// condition, with no retry.
+// condition, with no rate-limited retry (it is counted again at --recount).
 func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	key := req.String()
 	var t labv1alpha1.PodTally
@@ -194,6 +202,10 @@ func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 // of a PartialObjectMetadataList.
 func (r *TallyReconciler) count(ctx context.Context, t *labv1alpha1.PodTally) (labv1alpha1.PodTallyStatus, string, error) {
 	status := labv1alpha1.PodTallyStatus{ObservedGeneration: t.Generation, Conditions: slices.Clone(t.Status.Conditions)}
+	// 練習「reconcile 風暴」（--stamp）：status 裡寫下現在的時間，見 storm.go。 / The drill "a reconcile storm" (--stamp): the time goes into status, see storm.go.
+	if r.Stamp {
+		stamp(&status)
+	}
 	sel, err := labels.Parse(t.Spec.Selector)
 	if err != nil {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{

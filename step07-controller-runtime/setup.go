@@ -54,7 +54,7 @@ func (r *TallyReconciler) SetupWithManager(mgr manager.Manager) error {
 func (r *TallyReconciler) setUp(mgr manager.Manager, ready <-chan struct{}) error {
 	return builder.ControllerManagedBy(mgr).
 		Named("podtally").
-		For(&labv1alpha1.PodTally{}, builder.WithPredicates(tallyEvents(r.Out, r.ReconcileResyncs))).
+		For(&labv1alpha1.PodTally{}, builder.WithPredicates(tallyEvents(r.Out, r.ReconcileResyncs, r.NoPredicate))).
 		Owns(&corev1.ConfigMap{}, builder.WithPredicates(reportEvents(r.Out))).
 		Watches(podsMeta(), queuedBy(handler.EnqueueRequestsFromMapFunc(r.tallyFor), r.Out), builder.OnlyMetadata, builder.WithPredicates(podEvents(r.Out))).
 		Complete(observed(r, r.Out, ready))
@@ -70,7 +70,7 @@ func (r *TallyReconciler) setUp(mgr manager.Manager, ready <-chan struct{}) erro
 // finalizer), that update's generation is unchanged, and it stops here; a
 // delete makes the API server set deletionTimestamp and add one to the
 // generation, so that update passes.
-func tallyEvents(out io.Writer, resyncs bool) predicate.Predicate {
+func tallyEvents(out io.Writer, resyncs, none bool) predicate.Predicate {
 	gen := predicate.GenerationChangedPredicate{}
 	return predicate.Funcs{
 		CreateFunc: func(e event.CreateEvent) bool {
@@ -79,6 +79,13 @@ func tallyEvents(out io.Writer, resyncs bool) predicate.Predicate {
 			return true
 		},
 		UpdateFunc: func(e event.UpdateEvent) bool {
+			// --no-predicate：每次更新都 reconcile，包括這個控制器自己寫入造成的（練習「reconcile 風暴」）。
+			// --no-predicate: every update reconciles, the ones this controller's own writes cause included (the drill "a reconcile storm").
+			if none {
+				show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("generation %d, no predicate: reconcile", e.ObjectNew.GetGeneration()),
+					show.OpHandle, show.SawMeta(e.ObjectNew), show.Queued("workqueue"))
+				return true
+			}
 			if gen.Update(e) {
 				why := ""
 				if e.ObjectNew.GetDeletionTimestamp() != nil {
@@ -212,7 +219,7 @@ func podEvents(out io.Writer) predicate.Predicate {
 // ready channel, the first Reconcile waits for it to close: the controller
 // starts its workers only after the caches have synced anyway; this only
 // makes sure the "caches synced" line is printed before the first Reconcile.
-func observed(r reconcile.Reconciler, out io.Writer, ready <-chan struct{}) reconcile.Reconciler {
+func observed(r *TallyReconciler, out io.Writer, ready <-chan struct{}) reconcile.Reconciler {
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		if ready != nil {
 			select {
@@ -222,7 +229,12 @@ func observed(r reconcile.Reconciler, out io.Writer, ready <-chan struct{}) reco
 			}
 		}
 		show.Quiet(out, "podtally", "Get", req.String(), "Reconcile begins", show.OpGet)
-		res, err := r.Reconcile(ctx, req)
+		// 練習「沒有要求的 informer」（--read-service）：每次 Reconcile 之前讀一個 Service，見 peek.go。
+		// The drill "the informer you did not ask for" (--read-service): a Service read before every Reconcile, see peek.go.
+		res, err := reconcile.Result{}, r.peek(ctx, req.Namespace)
+		if err == nil {
+			res, err = r.Reconcile(ctx, req)
+		}
 		show.Quiet(out, "podtally", "Done", req.String(), "Reconcile returned", show.OpDone)
 		return res, err
 	})
