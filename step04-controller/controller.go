@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,6 +46,11 @@ type options struct {
 	// as with KUBE_FEATURE_AtomicFIFO=false).
 	fifo   string
 	resync time.Duration
+	// why 讓每次同步之前先說出是哪些事件讓這個 key 排進佇列（練習「這次同步為什麼會跑？」，--why）。
+	//
+	// why has each sync say first which events queued its key (the drill
+	// "why did this sync run?", --why).
+	why bool
 	// name 讓 informer 回報 client-go 的 informer metrics；nil 表示不回報。
 	//
 	// name makes the informer report client-go's informer metrics; nil
@@ -66,6 +72,10 @@ type controller struct {
 	rateLimiter workqueue.TypedRateLimiter[string]
 	opts        options
 	out         io.Writer
+	// reasons 是每個 key 從上次被取走以來讓它排進佇列的事件（只在 --why 時記），由 storage 的鎖保護。
+	// reasons is, per key, the events that queued it since it was last taken (kept only with --why), guarded by the
+	// storage's lock.
+	reasons map[string][]string
 }
 
 func newController(client kubernetes.Interface, namespace string, opts options, out io.Writer) *controller {
@@ -99,6 +109,7 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 		rateLimiter: rl,
 		opts:        opts,
 		out:         out,
+		reasons:     map[string][]string{},
 	}
 	lw := cache.NewListWatchFromClient(client.CoreV1().RESTClient(), "pods", namespace, fields.Everything())
 	// 處理函式只做一件事：算出 key、放進佇列。佇列裡每個 key 最多一份：還在等待的 key 再被加入，
@@ -106,7 +117,7 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 	// Handlers do one thing: compute the key and queue it. The queue holds each
 	// key at most once: a key added again while it waits merges into one sync;
 	// one added while it is being synced is synced once more afterwards.
-	enqueue := func(obj any) {
+	enqueue := func(obj any, reason func() string) {
 		key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 		if err != nil {
 			// 只有沒有 metadata 的物件才會這樣；Pod 的 informer 不會遇到，遇到了也不該默不作聲。
@@ -116,6 +127,9 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 		}
 		// 等同於 c.queue.Add(key)；經過儲存，說明才準確。 / The same as c.queue.Add(key); through the storage, so the note is exact.
 		storage.add(key, func(a added) {
+			if opts.why && a != shuttingDown {
+				c.reasons[key] = append(c.reasons[key], reason())
+			}
 			switch a {
 			case pushed:
 				show.Quiet(out, "handler", "Add", key, "queue.Add", show.OpAdd, show.Queued("workqueue"))
@@ -131,9 +145,11 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 		})
 	}
 	c.indexer, c.informer = newInformer(lw, cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, newObj any) { enqueue(newObj) },
-		DeleteFunc: enqueue,
+		AddFunc: func(obj any) { enqueue(obj, func() string { return "OnAdd" }) },
+		UpdateFunc: func(oldObj, newObj any) {
+			enqueue(newObj, func() string { return "OnUpdate (" + show.Changes(oldObj.(*corev1.Pod), newObj.(*corev1.Pod)) + ")" })
+		},
+		DeleteFunc: func(obj any) { enqueue(obj, func() string { return "OnDelete" }) },
 	}, opts.fifo == "per-object", opts.resync, opts.name, out)
 	return c
 }
@@ -203,9 +219,14 @@ func (c *controller) processNextItem(ctx context.Context, worker string) bool {
 	if quit {
 		return false
 	}
-	// 即時頁面看得到 worker 什麼時候拿到 key（經過 storage.taken，才不會排在處理函式的 Add 前面）、什麼時候還回去（Done）。
-	// The live page sees when a worker took the key (through storage.taken, so it never comes before the handler's Add) and when it gave it back (Done).
-	c.storage.taken(func() { show.Quiet(c.out, worker, "Get", key, "queue.Get", show.OpGet) })
+	// 即時頁面看得到 worker 什麼時候拿到 key（經過 storage.taken，才不會排在處理函式的 Add 前面）、什麼時候還回去（Done）；
+	// 加上 --why 時，why 說出是哪些事件讓它排進佇列。
+	// The live page sees when a worker took the key (through storage.taken, so it never comes before the handler's Add) and when it gave it back (Done);
+	// with --why, why says which events queued it.
+	c.storage.taken(func() {
+		show.Quiet(c.out, worker, "Get", key, "queue.Get", show.OpGet)
+		c.why(worker, key)
+	})
 	// Done 的記號在 queue.Done 之前送出：之後另一個 worker 才可能拿到這個 key，它的 Get 一定排在這個 Done 後面。
 	// The Done note goes out before queue.Done: only after that can another worker take the key, so its Get always
 	// comes after this Done.
@@ -263,9 +284,37 @@ func (c *controller) handleErr(worker, key string, err error) {
 		delay := c.rateLimiter.When(key)
 		show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; retry %d/%d in %s", err, retries+1, c.opts.maxRetries, delay),
 			show.Retrying(retries+1, c.opts.maxRetries, delay), show.From("indexer"))
+		c.because(key, fmt.Sprintf("retry %d/%d", retries+1, c.opts.maxRetries))
 		c.queue.AddAfter(key, delay)
 		return
 	}
 	c.queue.Forget(key)
 	show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; giving up after %d retries (dropped from the queue)", err, retries), show.OpDrop, show.From("indexer"))
+}
+
+// why 是練習「這次同步為什麼會跑？」（--why）：worker 取走 key 時（拿著 storage 的鎖），說出從上次取走以來
+// 讓它排進佇列的每一個事件。好幾個變化合成一次同步，這一行把它們列在一起。
+//
+// why is the drill "why did this sync run?" (--why): when a worker takes a
+// key (under the storage's lock), it says every event that queued the key
+// since it was last taken. Several changes make one sync, and this line
+// lists them together.
+func (c *controller) why(worker, key string) {
+	reasons := c.reasons[key]
+	if len(reasons) == 0 {
+		return
+	}
+	show.With(show.At(worker), show.About(key)).Note(c.out, "%s: %s synced for %d event(s) since its last sync: %s", worker, key, len(reasons), strings.Join(reasons, ", "))
+	delete(c.reasons, key)
+}
+
+// because 在 --why 時記下一個不是來自處理函式的理由（重試），拿著 storage 的鎖。
+//
+// because records, with --why, a reason that does not come from a handler
+// (a retry), under the storage's lock.
+func (c *controller) because(key, reason string) {
+	if !c.opts.why {
+		return
+	}
+	c.storage.taken(func() { c.reasons[key] = append(c.reasons[key], reason) })
 }

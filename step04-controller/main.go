@@ -5,7 +5,7 @@
 // → RealFIFO → processLoop), then puts the canonical workqueue controller on
 // top.
 //
-//	go run ./step04-controller [-n NAMESPACE] [--fifo atomic|per-object] [--resync 0] [--workers 1] [--sync-time 0] [--max-retries 5] [--base-delay 5ms]
+//	go run ./step04-controller [-n NAMESPACE] [--fifo atomic|per-object] [--resync 0] [--workers 1] [--sync-time 0] [--why] [--max-retries 5] [--base-delay 5ms]
 //	scripts/scene.sh annotate demo informer-lab/fail=true    (make demo's sync fail)
 package main
 
@@ -30,6 +30,7 @@ func main() {
 			fs.IntVar(&opts.workers, "workers", 1, "how many workers sync keys in parallel")
 			fs.IntVar(&opts.maxRetries, "max-retries", 5, "retries of a failing key before it is dropped")
 			fs.DurationVar(&opts.baseDelay, "base-delay", 5*time.Millisecond, "wait before the first retry; it doubles each time (try 1s to follow along)")
+			fs.BoolVar(&opts.why, "why", false, "before each sync, say which events queued its key since its last sync (several changes, one sync)")
 			fs.DurationVar(&opts.syncTime, "sync-time", 0, "how long each sync pretends to work, as a real one calling an API would (try 300ms with --workers 3 and scene.sh burst 20)")
 			fs.StringVar(&opts.fifo, "fifo", "atomic", "the informer's queue: atomic (v0.37.2's default: a list is one ReplacedAll) or per-object (KUBE_FEATURE_AtomicFIFO=false, as older articles show)")
 			fs.DurationVar(&opts.resync, "resync", 0, "full resync period (0: none); each resync is one SyncAll")
