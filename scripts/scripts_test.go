@@ -476,7 +476,7 @@ func TestSceneBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--bogus"}, "scene: flag provided but not defined: -bogus (see -h)"},
-		{nil, "scene: no command given (create, label, annotate, delete, demo, burst, reset, delete-configmap, delete-tally; see -h)"},
+		{nil, "scene: no command given (create, label, annotate, delete, demo, burst, failing, reset, delete-configmap, delete-tally; see -h)"},
 		{[]string{"frobnicate"}, `scene: unknown command "frobnicate"`},
 	} {
 		var stderr strings.Builder

@@ -46,6 +46,13 @@ type options struct {
 	// as with KUBE_FEATURE_AtomicFIFO=false).
 	fifo   string
 	resync time.Duration
+	// limiter 是 "default"（每個 key 的退避與共用的 token bucket 取最長的，跟 workqueue.DefaultTypedControllerRateLimiter
+	// 一樣）或 "per-key"（只有每個 key 的退避）。
+	//
+	// limiter is "default" (the longer of each key's backoff and a shared
+	// token bucket, as workqueue.DefaultTypedControllerRateLimiter) or
+	// "per-key" (each key's backoff only).
+	limiter string
 	// why 讓每次同步之前先說出是哪些事件讓這個 key 排進佇列（練習「這次同步為什麼會跑？」，--why）。
 	//
 	// why has each sync say first which events queued its key (the drill
@@ -70,6 +77,11 @@ type controller struct {
 	storage     *noticingQueue
 	queue       workqueue.TypedRateLimitingInterface[string]
 	rateLimiter workqueue.TypedRateLimiter[string]
+	// perKey 與 bucket 是 rateLimiter 的兩半（--limiter per-key 時 bucket 是 nil），分開留著，才說得出是哪一半決定了延遲。
+	// perKey and bucket are rateLimiter's two halves (bucket is nil with --limiter per-key), kept apart so the step can
+	// say which half set a delay.
+	perKey      workqueue.TypedRateLimiter[string]
+	bucket      workqueue.TypedRateLimiter[string]
 	opts        options
 	out         io.Writer
 	// reasons 是每個 key 從上次被取走以來讓它排進佇列的事件（只在 --why 時記），由 storage 的鎖保護。
@@ -84,10 +96,15 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 	// The same as workqueue.DefaultTypedControllerRateLimiter with an
 	// adjustable first delay: per-key exponential backoff, plus an overall
 	// limit of 10 per second.
-	rl := workqueue.NewTypedMaxOfRateLimiter(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](opts.baseDelay, 1000*time.Second),
-		&workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
-	)
+	perKey := workqueue.NewTypedItemExponentialFailureRateLimiter[string](opts.baseDelay, 1000*time.Second)
+	bucket := &workqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(rate.Limit(10), 100)}
+	var rl workqueue.TypedRateLimiter[string] = workqueue.NewTypedMaxOfRateLimiter[string](perKey, bucket)
+	// --limiter per-key：只有每個 key 自己的退避，沒有共用的 bucket（controller-runtime 預設的 priority queue 就是這樣）。
+	// --limiter per-key: only each key's own backoff, no shared bucket (as controller-runtime's default priority queue has it).
+	var shared workqueue.TypedRateLimiter[string] = bucket
+	if opts.limiter == "per-key" {
+		rl, shared = perKey, nil
+	}
 	// workqueue 有三層：限速（AddRateLimited、Forget）包著延遲（AddAfter）；延遲又包著基本佇列（Add、Get、Done），
 	// 基本佇列的儲存也可以換掉。這裡換成 noticingQueue，處理函式才能說出每次 Add 的結果。
 	// The workqueue has three layers: rate limiting (AddRateLimited, Forget)
@@ -107,6 +124,8 @@ func newController(client kubernetes.Interface, namespace string, opts options, 
 			}),
 		}),
 		rateLimiter: rl,
+		perKey:      perKey,
+		bucket:      shared,
 		opts:        opts,
 		out:         out,
 		reasons:     map[string][]string{},
@@ -278,11 +297,11 @@ func (c *controller) handleErr(worker, key string, err error) {
 	}
 	retries := c.queue.NumRequeues(key)
 	if retries < c.opts.maxRetries {
-		// 等同於 c.queue.AddRateLimited(key)：拆開寫，才能印出這次要等多久。
-		// The same as c.queue.AddRateLimited(key), spelled out so the delay
-		// can be printed.
-		delay := c.rateLimiter.When(key)
-		show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; retry %d/%d in %s", err, retries+1, c.opts.maxRetries, delay),
+		// 等同於 c.queue.AddRateLimited(key)：拆開寫，才能印出這次要等多久，以及是哪個限速器決定的（見 when）。
+		// The same as c.queue.AddRateLimited(key), spelled out so the delay,
+		// and which limiter set it, can be printed (see when).
+		delay, which := c.when(key)
+		show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; retry %d/%d in %s%s", err, retries+1, c.opts.maxRetries, delay, which),
 			show.Retrying(retries+1, c.opts.maxRetries, delay), show.From("indexer"))
 		c.because(key, fmt.Sprintf("retry %d/%d", retries+1, c.opts.maxRetries))
 		c.queue.AddAfter(key, delay)
@@ -317,4 +336,25 @@ func (c *controller) because(key, reason string) {
 		return
 	}
 	c.storage.taken(func() { c.reasons[key] = append(c.reasons[key], reason) })
+}
+
+// when 跟 rateLimiter.When(key) 一樣（MaxOf 本來就問每一個限速器，取最長的），只是分開問兩半：
+// 共用的 bucket 比 key 自己的退避還長時，which 說出來（每秒 10 個、burst 100；一陣失敗把 token 用光之後，
+// 後面的 key 不管自己的退避多短，都要排隊等 token）。
+//
+// when is rateLimiter.When(key) (MaxOf asks every limiter and takes the
+// longest anyway), asking the two halves apart: when the shared bucket is
+// longer than the key's own backoff, which says so (10 per second, burst
+// 100; once a burst of failures has used the tokens up, later keys queue for
+// a token however short their own backoff).
+func (c *controller) when(key string) (time.Duration, string) {
+	own := c.perKey.When(key)
+	if c.bucket == nil {
+		return own, ""
+	}
+	shared := c.bucket.When(key)
+	if shared <= own {
+		return own, ""
+	}
+	return shared, fmt.Sprintf(" (set by the shared token bucket, 10 per second, burst 100; its own backoff says %s)", own)
 }

@@ -37,6 +37,7 @@ var commands = map[string]struct {
 	"delete":   {1, 1, "NAME"},
 	"demo":     {0, 0, ""},
 	"burst":    {1, 1, "N"},
+	"failing":  {1, 1, "N"},
 	"reset":    {0, 0, ""},
 	// 步驟 07：刪掉一個 tally 的報告（它的擁有者會再建一份），以及刪掉 tally 本身（它的 finalizer 先清理）。
 	// Step 07: delete a tally's report (its owner writes it again), and the tally itself (its finalizer cleans up first).
@@ -45,7 +46,7 @@ var commands = map[string]struct {
 }
 
 // commandList 是錯誤訊息裡列出的指令。 / commandList is the commands an error message lists.
-const commandList = "create, label, annotate, delete, demo, burst, reset, delete-configmap, delete-tally"
+const commandList = "create, label, annotate, delete, demo, burst, failing, reset, delete-configmap, delete-tally"
 
 // Check 在連線之前檢查指令與參數個數，錯誤的用法不會送出任何請求。
 //
@@ -62,9 +63,9 @@ func Check(args []string) error {
 	if n := len(args) - 1; n < c.min || (c.max >= 0 && n > c.max) {
 		return fmt.Errorf("usage: scene %s %s", args[0], c.form)
 	}
-	if args[0] == "burst" {
+	if args[0] == "burst" || args[0] == "failing" {
 		if n, err := strconv.Atoi(args[1]); err != nil || n < 1 || n > 1000 {
-			return fmt.Errorf("burst: N must be a number from 1 to 1000, not %q", args[1])
+			return fmt.Errorf("%s: N must be a number from 1 to 1000, not %q", args[0], args[1])
 		}
 	}
 	return nil
@@ -158,6 +159,13 @@ func Run(ctx context.Context, cs kubernetes.Interface, ns string, args []string,
 			return err
 		}
 		say(fmt.Sprintf("%d label changes (burst=1..%d), then burst- again, on %s", n, n, strings.Join(changed, " ")))
+	case "failing":
+		n, _ := strconv.Atoi(args[0])
+		made, err := Failing(ctx, cs, ns, n)
+		if err != nil {
+			return err
+		}
+		say(fmt.Sprintf("created %d pods (failing-1..failing-%d) with informer-lab/fail=true; %d were there already", len(made), n, n-len(made)))
 	case "delete-configmap":
 		if err := DeleteConfigMap(ctx, cs, ns, args[0], settleTimeout); err != nil {
 			return err

@@ -9,10 +9,12 @@ package scene
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -120,6 +122,53 @@ func Burst(ctx context.Context, cs kubernetes.Interface, namespace string, n int
 		}
 	}
 	return names, nil
+}
+
+// Failing 盡快建立 n 個 Pod（failing-1…failing-n，標籤 app=failing），每個都帶著 informer-lab/fail=true：
+// 會讀這個 annotation 的步驟，對它們的每一次同步都失敗，一次就有 n 個 key 在重試（限速器的練習）。
+// 不等它們跑起來；已經存在的保持原樣。回傳建立的名字。
+//
+// Failing creates n pods as fast as it can (failing-1…failing-n, labelled
+// app=failing), each carrying informer-lab/fail=true: a step that reads that
+// annotation fails every sync of them, so n keys retry at once (the rate
+// limiter drill). It does not wait for them to run; pods already there are
+// left as they are. It returns the names it created.
+func Failing(ctx context.Context, cs kubernetes.Interface, namespace string, n int) ([]string, error) {
+	names := make([]string, n)
+	errs := make([]error, n)
+	created := make([]bool, n)
+	var wg sync.WaitGroup
+	// 十個一起建立：夠快，又不會讓 API server 的優先順序與公平性把請求擋回來。
+	// Ten at a time: fast enough, and not so many that the API server's priority and fairness pushes back.
+	sem := make(chan struct{}, 10)
+	for i := range n {
+		names[i] = fmt.Sprintf("failing-%d", i+1)
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			pod := Pod(namespace, names[i], map[string]string{"app": "failing"})
+			pod.Annotations = map[string]string{"informer-lab/fail": "true"}
+			_, err := CreatePod(ctx, cs, pod)
+			switch {
+			case apierrors.IsAlreadyExists(err):
+			case err != nil:
+				errs[i] = err
+			default:
+				created[i] = true
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var made []string
+	for i, ok := range created {
+		if ok {
+			made = append(made, names[i])
+		}
+	}
+	return made, nil
 }
 
 // Reset 刪除 namespace 裡 scene 建立的每個 Pod（keep 列出的除外），等它們消失，

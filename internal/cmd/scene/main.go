@@ -43,6 +43,8 @@ commands:
   burst N                       make N label changes (burst=1..N) as fast as the API server takes them,
                                 spread over the namespace's pods, then remove the label again
                                 (to see workers in parallel and keys merged)
+  failing N                     create N pods (failing-1..N) whose sync fails on purpose
+                                (informer-lab/fail=true), to see step 04's rate limiters
   reset                         delete every pod scene created in the namespace, except "before"
   delete-configmap NAME         delete a ConfigMap and wait until it is gone (step 07: a tally's report)
   delete-tally NAME             delete a PodTally and wait until it is gone (its finalizers hold it until
@@ -85,7 +87,7 @@ func main() {
 		rest = fs.Args()[1:]
 	}
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "scene: no command given (create, label, annotate, delete, demo, burst, reset, delete-configmap, delete-tally; see -h)")
+		fmt.Fprintln(os.Stderr, "scene: no command given (create, label, annotate, delete, demo, burst, failing, reset, delete-configmap, delete-tally; see -h)")
 		os.Exit(2)
 	}
 
@@ -97,9 +99,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	env, err := cli.Connect(ctx, &f, false, os.Stdout, os.Stderr)
-	if err == nil && args[0] == "burst" {
-		// client-go 預設每秒 5 個請求，burst 就快不起來；這裡放寬，變化才會比同步快。
-		// client-go's default of 5 requests a second would slow the burst down; lift it, so changes outpace syncs.
+	if err == nil && (args[0] == "burst" || args[0] == "failing") {
+		// client-go 預設每秒 5 個請求，burst 與 failing 就快不起來；這裡放寬，變化才會比同步快。
+		// client-go's default of 5 requests a second would slow burst and failing down; lift it, so changes outpace syncs.
 		fast := restclient.CopyConfig(env.Config)
 		fast.QPS, fast.Burst = 100, 200
 		env.Client, err = kubernetes.NewForConfig(fast)
