@@ -72,6 +72,7 @@ LV.Renderer = class {
     const p = this.pipeline;
     document.title = LV.pick(p.title) + " · live view";
     this.root.querySelector("#title").textContent = LV.pick(p.title);
+    this.root.querySelector("#title").title = LV.pick(p.title);
     const variant = this.root.querySelector("#variant");
     variant.textContent = LV.pick(p.variant);
     variant.hidden = !LV.pick(p.variant);
@@ -203,6 +204,10 @@ LV.Renderer = class {
       LV.fit(box.querySelector("h2"));
       LV.fit(box.querySelector(".caption"));
     }
+    // 標題放不下時先縮小（不小於 FIT_FLOOR），還放不下才以省略號結尾；完整的標題在提示裡。
+    // A title that does not fit shrinks first (no smaller than FIT_FLOOR), and only then ends in an ellipsis; the
+    // whole title is in the tooltip.
+    LV.fit(this.root.querySelector("#title"));
     this.tighten(grid, height);
   }
 
