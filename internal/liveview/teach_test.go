@@ -336,3 +336,74 @@ func TestHeaderTellsTheTruth(t *testing.T) {
 		t.Error("? did not open the list of keys")
 	}
 }
+
+// 情境：投影機上照著解說走：簡報模式、1024×768、兩種語言，每一份有解說的錄製檔的每一站（以 ?stop=N 開啟），
+// 有問題的那一站也按 PageDown 揭曉答案；每一刻整條管線都在畫面裡，沒有字跑出方框。步驟 07 的解說另外從第一站
+// 一路按 PageDown 走完：說明列在問題與答案時長高，管線曾經只在這樣走的時候被推到畫面外。
+//
+// The story: tours on a projector: presenter mode, 1024×768, both
+// languages, every stop of every recording with a tour (opened with
+// ?stop=N), the answer revealed with PageDown where there is a question; at
+// every moment the whole pipeline is on the screen and no text runs out of
+// its box. Step 07's tour is also walked with PageDown from the first stop
+// on: the caption bar grows for a question and its answer, and once pushed
+// the pipeline off the screen only when walked that way.
+func TestPresenterFitsThroughTheTour(t *testing.T) {
+	b := browser.Start(t, 1024, 768)
+	b.Viewport(t, 1024, 768)
+	check := func(t *testing.T, where string) {
+		t.Helper()
+		// 說明列的大小一變，ResizeObserver 在下一格畫面才重新判斷：等兩格畫面再量。
+		// When the caption bar changes size, the ResizeObserver decides again on the next frame: measure two frames later.
+		browser.Eval[bool](t, b, `(window.twoFrames = false, requestAnimationFrame(() => requestAnimationFrame(() => { window.twoFrames = true; })), true)`)
+		b.Wait(t, "two frames", `window.twoFrames === true`, `String(window.twoFrames)`)
+		if bad := browser.Eval[[]string](t, b, overflow); len(bad) > 0 {
+			t.Errorf("%s: %d things do not fit:\n%s", where, len(bad), strings.Join(bad, "\n"))
+		}
+	}
+	reveal := func(t *testing.T, at string) {
+		t.Helper()
+		b.Key(t, kb.PageDown)
+		b.Wait(t, "the answer at stop "+at, `document.querySelector("#caption .question").dataset.state === "answered"`, `document.querySelector("#caption .question").dataset.state`)
+		check(t, "stop "+at+", answered")
+	}
+	for _, path := range recordings(t) {
+		data, err := os.ReadFile(liveview.TourPath(path))
+		if err != nil {
+			continue
+		}
+		tour, err := liveview.ReadTour(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		url := exported(t, path)
+		for _, lang := range []string{"en", "zh-TW"} {
+			t.Run(name(path)+"/"+lang, func(t *testing.T) {
+				for i, s := range tour.Stops {
+					at := strconv.Itoa(i + 1)
+					b.Open(t, url+"?presenter=1&lang="+lang+"&stop="+at)
+					b.Wait(t, "stop "+at, `document.body.dataset.synced === "true" && !LV.app.playing && document.getElementById("caption").dataset.stop === "`+at+`"`, `document.getElementById("caption").dataset.stop`)
+					check(t, "stop "+at)
+					if s.Question != nil {
+						reveal(t, at)
+					}
+				}
+				if !strings.HasPrefix(name(path), "step07-") {
+					return
+				}
+				b.Open(t, url+"?presenter=1&lang="+lang+"&speed=4&stop=1")
+				for i, s := range tour.Stops {
+					at := strconv.Itoa(i + 1)
+					b.Wait(t, "walking to stop "+at, `!LV.app.playing && document.getElementById("caption").dataset.stop === "`+at+`"`, `document.getElementById("caption").dataset.stop`)
+					check(t, "walking, stop "+at)
+					if s.Question != nil {
+						reveal(t, at)
+					}
+					if i < len(tour.Stops)-1 {
+						b.Key(t, kb.PageDown)
+					}
+				}
+			})
+		}
+	}
+}

@@ -180,7 +180,9 @@ LV.Controls = class {
     else q.set("at", app.following || app.cursor >= app.timeline.events.length ? "end" : String(last ? last.seq : 0));
     const set = (k, v) => (v ? q.set(k, v) : q.delete(k));
     set("key", app.renderer.selected);
-    set("lang", LV.lang === "zh" ? "zh-TW" : "");
+    // 英文也寫進網址：複製出去的連結與嵌入，在慣用中文的瀏覽器上也照樣是英文。
+    // English goes into the address too: a copied link or an embed stays English in a browser that prefers Chinese.
+    set("lang", LV.lang === "zh" ? "zh-TW" : "en");
     set("speed", LV.speed !== 1 ? String(LV.speed) : "");
     set("presenter", document.body.classList.contains("presenter") ? "1" : "");
     set("stop", this.tour && this.stop >= 0 ? String(this.stop + 1) : "");
@@ -337,8 +339,9 @@ LV.Controls = class {
     // Under the caption, the latest line the step printed: the numbers a caption names (count, generation) are in it,
     // in presenter mode too.
     const said = bar.querySelector(".said");
-    said.hidden = !state.said;
-    said.textContent = state.said ? LV.text(state.said) : "";
+    const line = bar.dataset.source === "tour" ? state.saidAny : state.said;
+    said.hidden = !line;
+    said.textContent = line ? LV.text(line) : "";
     bar.dataset.lang = LV.lang;
   }
 

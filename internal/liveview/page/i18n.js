@@ -8,10 +8,10 @@ window.LV = window.LV || {};
 LV.strings = {
   live: { en: "live", zh: "即時" },
   replay: { en: "replay", zh: "重播中" },
-  paused: { en: "paused", zh: "暫停" },
+  paused: { en: "paused", zh: "已暫停" },
   end: { en: "at the end", zh: "已到最後" },
   disconnected: { en: "step stopped", zh: "步驟已停止" },
-  rewound: { en: "playing back", zh: "倒帶播放" },
+  rewound: { en: "playing back", zh: "重播中" },
   play: { en: "Play", zh: "播放" },
   replayAgain: { en: "Play again from the start", zh: "從頭再播一次" },
   pause: { en: "Pause", zh: "暫停" },
@@ -48,7 +48,7 @@ LV.strings = {
   queued: { en: "waiting", zh: "等待中" },
   retries: { en: "retries waiting out their backoff", zh: "等著退避結束的重試" },
   workersLast: { en: "each worker's last step", zh: "每個 worker 最後做的事" },
-  droppedKeys: { en: "dropped after their last retry", zh: "最後一次重試失敗後丟棄的" },
+  droppedKeys: { en: "dropped after their last retry", zh: "最後一次重試失敗後丟棄的 key" },
   merged: { en: "changes merged into a key already waiting: ", zh: "併入等待中 key 的變化：" },
   depth: { en: "depth", zh: "深度" },
   events: { en: "events", zh: "筆事件" },
@@ -61,6 +61,7 @@ LV.strings = {
   resourceVersion: { en: "resourceVersion", zh: "resourceVersion" },
   undrawn: { en: "events this page cannot draw (listed in the log):", zh: "這個頁面畫不出來的事件（列在紀錄裡）：" },
   noPath: { en: "not seen in a stage yet", zh: "還沒在任何階段出現" },
+  inLanes: { en: "{n} events, in the handlers' own lanes ({lanes}): each handler has its own copy of the events it gets", zh: "{n} 筆事件，在處理函式各自的 lane 裡（{lanes}）：每個處理函式收到的事件都是自己的一份" },
   onlyOpaque: { en: "{n} events, all in boxes that draw no tokens (hatched); the latest in {stage}", zh: "{n} 筆事件，都在畫不出圓標的方框（斜線網底）裡；最近一筆在「{stage}」" },
   via: { en: "via", zh: "經由" },
   earlierN: { en: "… {n} earlier hops →", zh: "…前面還有 {n} 段 →" },
@@ -87,7 +88,7 @@ LV.strings = {
   chapter: { en: "The chapter, in the repository:", zh: "這一步的章節（在 repo 裡）：" },
   helpTitle: { en: "Keys", zh: "按鍵" },
   helpSpace: { en: "play or pause (at the end: play again from the start)", zh: "播放或暫停（在最後：從頭再播）" },
-  helpArrows: { en: "previous or next event that changes the picture", zh: "上一筆或下一筆會改變畫面的事件" },
+  helpArrows: { en: "previous or next event that changes the picture", zh: "跳到上一筆或下一筆改變畫面的事件" },
   helpShift: { en: "exactly one event back or forward", zh: "剛好退一筆或進一筆" },
   helpPages: { en: "next or previous tour stop (a presentation clicker sends these); at a question, PageDown shows the answer", zh: "解說的下一站或上一站（簡報遙控器送的就是這兩個鍵）；遇到問題時，PageDown 揭曉答案" },
   helpEnds: { en: "to the start, to the end", zh: "回到開頭、跳到最後" },
@@ -109,7 +110,7 @@ LV.strings = {
   "kind-skipped": { en: "filtered out: nothing queued", zh: "跳過：沒有放進佇列" },
   "op-get": { en: "took", zh: "取出" },
   "op-sync": { en: "synced", zh: "同步" },
-  "op-write": { en: "wrote status of", zh: "寫入 {key} 的 status" },
+  "op-write": { en: "wrote {key} back to the API server", zh: "把 {key} 寫回 API server" },
   "op-conflict": { en: "409 on", zh: "{key} 寫入時 409 衝突" },
   "op-fail": { en: "failed on {key}", zh: "{key} 同步失敗" },
   "op-drop": { en: "dropped", zh: "丟棄" },
@@ -118,6 +119,9 @@ LV.strings = {
 // LV.lang 是目前的語言（"en" 或 "zh"）；LV.t 依目前的語言取出一句。
 // LV.lang is the current language ("en" or "zh"); LV.t picks a string in it.
 LV.lang = (function () {
+  // 嵌入的頁面不看這個瀏覽器上次用的語言：部落格裡的頁面跟著網址（?lang=），沒寫就是英文。
+  // An embed ignores the language this browser used last: a page in a blog follows its address (?lang=), else English.
+  if (new URLSearchParams(location.search).get("embed") === "1") return "en";
   try {
     const saved = localStorage.getItem("lv-lang");
     if (saved === "en" || saved === "zh") return saved;

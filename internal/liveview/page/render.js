@@ -124,6 +124,8 @@ LV.Renderer = class {
     // 方框的大小一變（視窗、語言、簡報模式、標記變多），邊就重畫。 / When a box changes size (window, language, presenter mode, more tokens), the edges are drawn again.
     this.resize = new ResizeObserver(() => this.layoutEdges());
     this.resize.observe(grid);
+    // 說明列長高（一個問題、一個答案）時也重新判斷放不放得下。 / A caption bar that grows (a question, an answer) decides the fit again too.
+    this.resize.observe(document.getElementById("caption"));
     for (const box of Object.values(this.boxes)) this.resize.observe(box);
     this.layoutEdges();
   }
@@ -353,7 +355,7 @@ LV.Renderer = class {
         if (w.kind === "backoff" && retry) badge = retry.n + "/" + retry.of;
         if (w.kind === "old") badge = "−" + w.behind;
         node.querySelector(".badge").textContent = badge;
-        node.classList.toggle("deleting", !!(cached && cached.deleting));
+        node.classList.toggle("deleting", !!((cached && cached.deleting) || state.deleting[w.key]));
         node.classList.toggle("selected", w.key === this.selected);
         node.title = w.key + " · " + LV.t("kind-" + w.kind) + (cached ? " · " + cached.phase + " " + cached.labels : "");
         const target = this.boxes[stage].querySelector(".tokens");
@@ -403,7 +405,10 @@ LV.Renderer = class {
     if (!this.selected) return;
     const label = (id) => LV.pick((this.pipeline.stages.find((s) => s.id === id) || {}).label) || id;
     const seen = state.seen[this.selected];
-    const none = seen ? LV.t("onlyOpaque").replace("{n}", seen.n).replace("{stage}", label(seen.stage)) : LV.t("noPath");
+    const lanes = Object.keys(state.lanes).filter((l) => state.lanes[l][this.selected]);
+    let none = LV.t("noPath");
+    if (seen && lanes.length) none = LV.t("inLanes").replace("{n}", seen.n).replace("{lanes}", lanes.map(label).join(", "));
+    else if (seen) none = LV.t("onlyOpaque").replace("{n}", seen.n).replace("{stage}", label(seen.stage));
     const parts = [LV.el("b", {}, this.selected), LV.el("span", {}, path.length ? LV.t("colon") : LV.t("colon") + none)];
     // 只寫最近的 TRAIL_SHOWN 站；更早的說有幾站。 / Only the latest TRAIL_SHOWN stops are written; the earlier ones are counted.
     const from = Math.max(0, path.length - TRAIL_SHOWN);
@@ -550,7 +555,12 @@ LV.setGauge = function (svg, value) {
 LV.request = function (req) {
   const path = req.path || "";
   const last = path.slice(path.lastIndexOf("/") + 1);
-  let query = req.query || "";
+  // 選擇器排在最前面：它們說出這個請求要的是什麼，其餘的參數（watch、timeoutSeconds…）在提示裡也看得到。
+  // Selectors first: they say what the request asks for; the other parameters (watch, timeoutSeconds, …) are in the
+  // tooltip too.
+  const params = (req.query || "").split("&").filter((p) => p);
+  const first = (p) => (p.startsWith("labelSelector=") || p.startsWith("fieldSelector=") ? 0 : 1);
+  let query = params.sort((a, b) => first(a) - first(b)).join("&");
   try {
     query = decodeURIComponent(query.replace(/\+/g, " "));
   } catch (e) {

@@ -45,6 +45,7 @@ LV.State = class {
     this.lanes = {}; // lane stage id -> key -> {seq, kind, behind}
     this.paths = {}; // key -> [{stage, seq}], in order, consecutive repeats folded
     this.seen = {}; // key -> {n, stage}: events about the key, and the stage of the latest
+    this.deleting = {}; // key -> true while the latest event about it saw deletionTimestamp set
     this.cache = {}; // key -> {phase, node, labels, deleting}
     this.replacing = null; // keys of a Store.Replace in progress
     this.index = null; // value -> [keys]
@@ -66,10 +67,13 @@ LV.State = class {
       this.note = e.detail || "";
       this.noteSeq = e.seq;
     } else if (!e.quiet && e.op !== "metric") {
-      // 步驟最近印出的一行（說明列底下照原樣顯示：數字與 generation 都在裡面）。
-      // The latest line the step printed (shown as it is under the caption: the counts and generations are in it).
+      // 步驟最近印出的一行事件（說明列底下照原樣顯示：數字與 generation 都在裡面）。
+      // The latest event line the step printed (shown as it is under the caption: the counts and generations are in it).
       this.said = e;
     }
+    // 包括說明行在內，步驟最近印出的一行：解說的一站蓋住了說明列時，» 那一行顯示它。
+    // The latest line the step printed, narration included: when a tour stop covers the caption bar, the » line shows it.
+    if (!e.quiet && e.op !== "metric") this.saidAny = e;
     const op = e.op || "";
     if (op && !LV.OPS.has(op)) {
       this.undrawn++;
@@ -84,6 +88,13 @@ LV.State = class {
       const seen = (this.seen[e.key] = this.seen[e.key] || { n: 0, stage: "" });
       seen.n++;
       seen.stage = stage;
+    }
+    // 正在刪除（設了 deletionTimestamp）：從事件本身的物件狀態來，沒有快取面板的步驟也畫得出虛線框。
+    // Being deleted (deletionTimestamp set): taken from the event's own object state, so steps with no cache panel
+    // draw the dashed outline too.
+    if (LV.isKey(e.key) && e.obj) {
+      if (e.obj.deleting) this.deleting[e.key] = true;
+      else delete this.deleting[e.key];
     }
     if (stage) {
       const st = this.stages[stage];
