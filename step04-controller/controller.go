@@ -80,10 +80,10 @@ type controller struct {
 	// perKey 與 bucket 是 rateLimiter 的兩半（--limiter per-key 時 bucket 是 nil），分開留著，才說得出是哪一半決定了延遲。
 	// perKey and bucket are rateLimiter's two halves (bucket is nil with --limiter per-key), kept apart so the step can
 	// say which half set a delay.
-	perKey      workqueue.TypedRateLimiter[string]
-	bucket      workqueue.TypedRateLimiter[string]
-	opts        options
-	out         io.Writer
+	perKey workqueue.TypedRateLimiter[string]
+	bucket workqueue.TypedRateLimiter[string]
+	opts   options
+	out    io.Writer
 	// reasons 是每個 key 從上次被取走以來讓它排進佇列的事件（只在 --why 時記），由 storage 的鎖保護。
 	// reasons is, per key, the events that queued it since it was last taken (kept only with --why), guarded by the
 	// storage's lock.
