@@ -48,7 +48,7 @@ func TestClusterOnKind(t *testing.T) {
 	start := time.Now()
 	out := l.mustRun("cluster-up.sh")
 	t.Logf("cluster-up.sh took %s", time.Since(start).Round(time.Second))
-	if !strings.Contains(out, "a Docker daemon answers, so using kind") {
+	if !strings.Contains(out, "a Docker daemon answers and kind's node image is at hand, so using kind") {
 		t.Errorf("cluster-up.sh did not say why it chose kind:\n%s", out)
 	}
 	cgroupV1 := dockerInfo(t, "{{.CgroupVersion}}") == "1"
