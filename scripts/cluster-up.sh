@@ -179,13 +179,13 @@ main() {
   local kind_of
   kind_of="$(choose_cluster)"
   if [[ -f "${STATE_DIR}/cluster" && "$(cat "${STATE_DIR}/cluster")" != "${kind_of}" ]]; then
-    die "a $(cat "${STATE_DIR}/cluster") cluster named '${CLUSTER_NAME}' is already up; run scripts/cluster-down.sh first"
+    die "a $(cat "${STATE_DIR}/cluster") cluster named '${CLUSTER_NAME}' is already up; run ${DOWN} first"
   fi
   case "${kind_of}" in
   kind) up_kind ;;
   local) up_local ;;
   esac
-  log "ready: try 'go run ./step01-listwatcher' (and 'scripts/cluster-down.sh' when you are done)"
+  log "ready: try 'go run ./step01-listwatcher' (and '${DOWN}' when you are done)"
 }
 
 main "$@"

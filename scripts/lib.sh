@@ -16,6 +16,12 @@ KIND_PINNED_NODE_IMAGE="kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd5
 # The node image kind uses; on a machine without a registry, the one scripts/ci/build-kind-node-image.sh builds.
 KIND_NODE_IMAGE="${KIND_NODE_IMAGE:-${KIND_PINNED_NODE_IMAGE}}"
 LOCAL_CONTEXT="local-${CLUSTER_NAME}"
+# DOWN 是停掉這個叢集的指令，帶著學習者設定的 CLUSTER_NAME 與 INFORMER_LAB_STATE_DIR：提示照抄就對。
+# DOWN is the command that stops this cluster, with the CLUSTER_NAME and INFORMER_LAB_STATE_DIR the learner set: a hint
+# that quotes it works as written.
+DOWN="scripts/cluster-down.sh"
+[[ "${CLUSTER_NAME}" == informer-lab ]] || DOWN="CLUSTER_NAME=${CLUSTER_NAME} ${DOWN}"
+[[ -z "${INFORMER_LAB_STATE_DIR:-}" ]] || DOWN="INFORMER_LAB_STATE_DIR=${INFORMER_LAB_STATE_DIR} ${DOWN}"
 KIND_CONTEXT="kind-${CLUSTER_NAME}"
 
 # log 印出一行帶前置字串（prefix）的訊息到 stderr。 / log prints one prefixed line to stderr.

@@ -158,6 +158,10 @@ func TestLocalClusterUpAndDown(t *testing.T) {
 	if !strings.Contains(out, "no Docker daemon answers, so using the local cluster") {
 		t.Errorf("cluster-up.sh did not say why it chose local:\n%s", out)
 	}
+	// 最後的提示照抄就能用：帶著這次設定的 CLUSTER_NAME 與狀態目錄。 / The closing hint works as written: it carries this run's CLUSTER_NAME and state directory.
+	if down := "'INFORMER_LAB_STATE_DIR=" + l.state + " CLUSTER_NAME=lab-updown scripts/cluster-down.sh' when you are done"; !strings.Contains(out, down) {
+		t.Errorf("cluster-up.sh's last line does not name %s:\n%s", down, out)
+	}
 
 	cfg, err := clientcmd.LoadFromFile(l.kubeconfig)
 	if err != nil {

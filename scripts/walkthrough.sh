@@ -108,8 +108,9 @@ Every step ran against the same cluster, which is still up.
   on step05, --trace (one watch for everyone), --slow-handler 3s and --controller;
   on step06, --stale-write (409 Conflict), then --stale-write --retry-on-conflict, and --dynamic;
   on step07, --leader-elect in two terminals, then Ctrl-C on the leader.
+- Break it on purpose, then fix it: docs/en/drills.md or docs/zh-TW/drills.md.
 - The whole story: docs/en/README.md or docs/zh-TW/README.md.
-- When you are done: scripts/cluster-down.sh
+- When you are done: ${DOWN}
 TXT
 }
 
