@@ -292,7 +292,7 @@ func showIndex(out io.Writer, indexer cache.Indexer, key string, before, after *
 			rv = p.ResourceVersion
 		}
 	}
-	show.With(show.At("indexer"), show.Index(buckets, sizes), show.RV(rv)).Note(out, "index %s: %s", byApp, strings.Join(parts, " "))
+	show.With(show.At("indexer"), show.For("handler"), show.Index(buckets, sizes), show.RV(rv)).Note(out, "index %s: %s", byApp, strings.Join(parts, " "))
 }
 
 // smallest 回傳 objs 裡 key 最小的 n 個 Pod 的 key（已排序），只走過 objs 一次，只替留下來的組出字串。

@@ -270,6 +270,13 @@ func Into(place string) Field { return fieldFunc(func(e *Event) { e.Into = place
 // say).
 func From(place string) Field { return fieldFunc(func(e *Event) { e.From = place }) }
 
+// For 說這筆事件是替 place 讀的（例如處理函式讀 Indexer 的索引：事件在 Indexer，讀的是處理函式）。
+//
+// For says the event is a read made for place (a handler reading the
+// Indexer's index, say: the event is at the Indexer, the reader is the
+// handler).
+func For(place string) Field { return fieldFunc(func(e *Event) { e.For = place }) }
+
 // Retrying 說失敗的 key 第 n 次（共 of 次）重試在 delay 之後。
 //
 // Retrying says the failed key's retry n of of comes after delay.

@@ -34,6 +34,7 @@ func (e Event) AppendJSON(b []byte) []byte {
 	b = field(b, "stage", e.Stage)
 	b = field(b, "into", e.Into)
 	b = field(b, "from", e.From)
+	b = field(b, "for", e.For)
 	if len(e.Keys) > 0 {
 		b = append(b, `,"keys":`...)
 		b = stringList(b, e.Keys)

@@ -33,6 +33,7 @@ type Event struct {
 	Stage     string              `json:"stage,omitempty"`
 	Into      string              `json:"into,omitempty"`
 	From      string              `json:"from,omitempty"`
+	For       string              `json:"for,omitempty"`
 	Keys      []string            `json:"keys,omitempty"`
 	Obj       *Object             `json:"obj,omitempty"`
 	Cache     string              `json:"cache,omitempty"`
@@ -146,6 +147,9 @@ func (s *Stream) Emit(e Event) {
 		}
 		if e.From != "" {
 			e.From = s.stageOf(e.From)
+		}
+		if e.For != "" {
+			e.For = s.stageOf(e.For)
 		}
 	}
 	if !e.Quiet {

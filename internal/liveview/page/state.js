@@ -120,6 +120,8 @@ LV.State = class {
     // A bookmark is only a newer resourceVersion: edges leave it out, since the API server sends it on its own timer.
     if (op !== "bookmark") {
       if (e.from && stage) this.touchEdge(e.from, stage, op);
+      // 替另一個階段做的讀取（處理函式讀 Indexer 的索引）：那條讀取的邊算一次。 / A read made for another stage (a handler reading the Indexer's index): that read edge counts once.
+      if (e.for && stage && this.stages[e.for]) this.touchEdge(stage, e.for, op);
       // 寫到別的階段（沒有帶著 key 移動）：那條邊與那個階段各算一次；帶著 key 的，在標記移過去時算。
       // A write to another stage (moving no key): that edge and that stage count once; one carrying keys counts as
       // the tokens move.
