@@ -53,7 +53,7 @@ type options struct {
 	// token bucket, as workqueue.DefaultTypedControllerRateLimiter) or
 	// "per-key" (each key's backoff only).
 	limiter string
-	// why 讓每次同步之前先說出是哪些事件讓這個 key 排進佇列（練習「這次同步為什麼會跑？」，--why）。
+	// why 讓每次同步之前先說出是哪些事件讓這個 key 排進佇列（演練「這次同步為什麼會跑？」，--why）。
 	//
 	// why has each sync say first which events queued its key (the drill
 	// "why did this sync run?", --why).
@@ -311,7 +311,7 @@ func (c *controller) handleErr(worker, key string, err error) {
 	show.Line(c.out, worker, "FAILED", key, fmt.Sprintf("%v; giving up after %d retries (dropped from the queue)", err, retries), show.OpDrop, show.From("indexer"))
 }
 
-// why 是練習「這次同步為什麼會跑？」（--why）：worker 取走 key 時（拿著 storage 的鎖），說出從上次取走以來
+// why 是演練「這次同步為什麼會跑？」（--why）：worker 取走 key 時（拿著 storage 的鎖），說出從上次取走以來
 // 讓它排進佇列的每一個事件。好幾個變化合成一次同步，這一行把它們列在一起。
 //
 // why is the drill "why did this sync run?" (--why): when a worker takes a
@@ -339,7 +339,7 @@ func (c *controller) because(key, reason string) {
 }
 
 // when 跟 rateLimiter.When(key) 一樣（MaxOf 本來就問每一個限速器，取最長的），只是分開問兩半：
-// 共用的 bucket 比 key 自己的退避還長時，which 說出來（每秒 10 個、burst 100；一陣失敗把 token 用光之後，
+// 共用的 bucket 比 key 自己的退避還長時，第二個回傳值（呼叫端的 which）會說出來（每秒 10 個、burst 100；一陣失敗把 token 用光之後，
 // 後面的 key 不管自己的退避多短，都要排隊等 token）。
 //
 // when is rateLimiter.When(key) (MaxOf asks every limiter and takes the

@@ -12,7 +12,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
-// 情境：練習「workqueue 的兩個限速器」。預設的限速器是每個 key 自己的指數退避與一個共用的 token bucket
+// 情境：演練「workqueue 的兩個限速器」。預設的限速器是每個 key 自己的指數退避與一個共用的 token bucket
 // （每秒 10 個，burst 100）取最長的。150 個同步必定失敗的 Pod 一起出現：前一百次失敗用掉 bucket 的 token，
 // 之後的 key 不管自己的退避多短（第一次重試是 5ms），都要排隊等 token，每個晚 100ms：至少有一個 key 的第一次
 // 重試要等一秒以上，輸出說那是 bucket 決定的。bucket 讀的是真的時鐘（rate.Limiter 的 Reserve 用 time.Now），

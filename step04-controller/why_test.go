@@ -8,7 +8,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
-// 情境：練習「這次同步為什麼會跑？」。--why --sync-time 3s：第一次同步說它是為了初始清單的 OnAdd；
+// 情境：演練「這次同步為什麼會跑？」。--why --sync-time 3s：第一次同步說它是為了初始清單的 OnAdd；
 // 同步的三秒裡標籤變了兩次，兩個變化都讓 key 排進佇列（正在同步，所以 Done 之後再交出去一次），
 // 下一次同步先說它是為了這兩個 OnUpdate，合在一起，然後讀到最新的標籤。
 //

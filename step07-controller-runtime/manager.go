@@ -46,11 +46,11 @@ type options struct {
 	// the tally predicate let resyncs through.
 	syncPeriod       time.Duration
 	reconcileResyncs bool
-	// readService 與 failOnMissingInformer 是練習「沒有要求的 informer」（見 peek.go）。
+	// readService 與 failOnMissingInformer 是演練「沒有要求的 informer」（見 peek.go）。
 	// readService and failOnMissingInformer are the drill "the informer you did not ask for" (see peek.go).
 	readService           string
 	failOnMissingInformer bool
-	// stamp 與 noPredicate 是練習「reconcile 風暴」（見 storm.go）。 / stamp and noPredicate are the drill "a reconcile storm" (see storm.go).
+	// stamp 與 noPredicate 是演練「reconcile 風暴」（見 storm.go）。 / stamp and noPredicate are the drill "a reconcile storm" (see storm.go).
 	stamp       bool
 	noPredicate bool
 }
@@ -227,7 +227,7 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 			}
 		}()
 	}
-	// 練習「reconcile 風暴」時，每秒說一次這一秒有幾次 Reconcile；manager 停下之後它也停下，才印最後一行。
+	// 演練「reconcile 風暴」時，每秒說一次這一秒有幾次 Reconcile；manager 停下之後它也停下，才印最後一行。
 	// During the drill "a reconcile storm", say every second how many Reconciles that second had; it stops with the
 	// manager, before the last line is printed.
 	var rate sync.WaitGroup

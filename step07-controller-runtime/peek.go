@@ -12,13 +12,13 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 )
 
-// peek 是練習「沒有要求的 informer」：--read-service NAME 讓每次 Reconcile 透過 manager 的 client 讀一個
+// peek 是演練「沒有要求的 informer」：--read-service NAME 讓每次 Reconcile 透過 manager 的 client 讀一個
 // Service，這個控制器並沒有 watch Service。快取的 client 沒有那種型別的 informer 時，不會去問 API server：
 // 它替整個種類（在快取的 namespace 裡）啟動一個 informer，等它同步，再從裡面取出答案。--trace 看得到那一條
 // 多出來的 watch；每個 Service 從此都在記憶體裡，而且這個控制器的角色要有 Service 的 list 與 watch。
 // 修正：--fail-on-missing-informer 設定 cache.Options.ReaderFailOnMissingInformer，這樣的讀取直接以
 // ErrResourceNotCached 失敗，不啟動任何東西；真的需要讀，就把型別加進快取（Watches 或 ByObject），
-// 或是有意識地用 APIReader。
+// 或是刻意改用 APIReader。
 //
 // peek is the drill "the informer you did not ask for": --read-service NAME
 // has every Reconcile read a Service through the manager's client, a kind

@@ -8,7 +8,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
-// 情境：練習「沒有要求的 informer」。--read-service web：Reconcile 透過快取的 client 讀一個控制器沒有 watch 的
+// 情境：演練「沒有要求的 informer」。--read-service web：Reconcile 透過快取的 client 讀一個控制器沒有 watch 的
 // Service，快取就替 namespace 裡的每個 Service 開一條 watch（--trace 裡看得到），讀取的答案（找不到）來自它。
 // 修正：--fail-on-missing-informer：同樣的讀取直接被拒絕，--trace 裡沒有任何 Service 的請求，Reconcile 照常進行。
 //

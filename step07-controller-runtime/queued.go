@@ -16,7 +16,7 @@ import (
 )
 
 // queuedBy 包住 Pod 的處理函式，讓即時頁面看到它真正放進佇列的每個 Request（不印出來）。map 函式本身
-// 不是那個時刻：一次更新 controller-runtime 會對舊物件與新物件各呼叫一次 map 函式，兩次得到同一個 tally
+// 不是那個時刻：對於一次更新，controller-runtime 會對舊物件與新物件各呼叫一次 map 函式，兩次得到同一個 tally
 // 的話，處理函式只 Add 一次（enqueue_mapped.go 的 mapAndEnqueue 先去掉重複）。所以記錄放在 Add 上，
 // 而且在 Add 之前：worker 不可能在記錄之前就拿到這個 key。
 //
@@ -45,8 +45,8 @@ func queuedBy(inner handler.EventHandler, out io.Writer) handler.EventHandler {
 	}
 }
 
-// noting 回傳一個會記下 Add 的佇列。controller-runtime 預設用自己的優先佇列，處理函式看得出來
-// （初始清單的新增以低優先順序放進去）；包起來之後它還得看得出來，所以優先佇列包成優先佇列。
+// noting 回傳一個會記下 Add 的佇列。controller-runtime 預設用自己的priority queue，處理函式看得出來
+// （初始清單的新增以低優先順序放進去）；包起來之後它還得看得出來，所以priority queue包成priority queue。
 //
 // noting returns a queue that notes its Adds. controller-runtime's default
 // is its own priority queue, and the handler can tell (it queues the
@@ -78,7 +78,7 @@ func (q *noted) Add(r reconcile.Request) {
 	q.TypedRateLimitingInterface.Add(r)
 }
 
-// notedPriority 是記下 Add 的優先佇列。 / notedPriority is a priority queue that notes its Adds.
+// notedPriority 是記下 Add 的priority queue。 / notedPriority is a priority queue that notes its Adds.
 type notedPriority struct {
 	priorityqueue.PriorityQueue[reconcile.Request]
 	note func([]reconcile.Request)
@@ -90,7 +90,7 @@ func (q *notedPriority) Add(r reconcile.Request) {
 	q.PriorityQueue.Add(r)
 }
 
-// AddWithOpts 先記下，再以指定的優先順序放進佇列。 / AddWithOpts notes the Requests, then queues them with the options given.
+// AddWithOpts 先記下，再依指定的選項放進佇列。 / AddWithOpts notes the Requests, then queues them with the options given.
 func (q *notedPriority) AddWithOpts(o priorityqueue.AddOpts, reqs ...reconcile.Request) {
 	q.note(reqs)
 	q.PriorityQueue.AddWithOpts(o, reqs...)

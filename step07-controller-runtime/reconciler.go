@@ -89,10 +89,10 @@ type TallyReconciler struct {
 	// ReconcileResyncs makes the tally predicate let resyncs through too (--sync-period's periodic events, old and new
 	// resourceVersion equal): GenerationChangedPredicate alone drops them all (see tallyEvents in setup.go).
 	ReconcileResyncs bool
-	// ReadService 是練習「沒有要求的 informer」要讀的 Service（--read-service；空字串：不讀），見 peek.go。
+	// ReadService 是演練「沒有要求的 informer」要讀的 Service（--read-service；空字串：不讀），見 peek.go。
 	// ReadService is the Service the drill "the informer you did not ask for" reads (--read-service; empty: none), see peek.go.
 	ReadService string
-	// Stamp 與 NoPredicate 是練習「reconcile 風暴」（--stamp、--no-predicate），見 storm.go。
+	// Stamp 與 NoPredicate 是演練「reconcile 風暴」（--stamp、--no-predicate），見 storm.go。
 	// Stamp and NoPredicate are the drill "a reconcile storm" (--stamp, --no-predicate), see storm.go.
 	Stamp       bool
 	NoPredicate bool
@@ -202,7 +202,7 @@ func (r *TallyReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 // of a PartialObjectMetadataList.
 func (r *TallyReconciler) count(ctx context.Context, t *labv1alpha1.PodTally) (labv1alpha1.PodTallyStatus, string, error) {
 	status := labv1alpha1.PodTallyStatus{ObservedGeneration: t.Generation, Conditions: slices.Clone(t.Status.Conditions)}
-	// 練習「reconcile 風暴」（--stamp）：status 裡寫下現在的時間，見 storm.go。 / The drill "a reconcile storm" (--stamp): the time goes into status, see storm.go.
+	// 演練「reconcile 風暴」（--stamp）：status 裡寫下現在的時間，見 storm.go。 / The drill "a reconcile storm" (--stamp): the time goes into status, see storm.go.
 	if r.Stamp {
 		stamp(&status)
 	}

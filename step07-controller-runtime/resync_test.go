@@ -9,7 +9,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
-// 情境：練習「resync 與 SyncPeriod」。--sync-period 2s：每個 informer 大約每兩秒（controller-runtime 加上最多
+// 情境：演練「resync 與 SyncPeriod」。--sync-period 2s：每個 informer 大約每兩秒（controller-runtime 加上最多
 // 10% 的抖動，所以是 1.8 到 2 秒）把快取裡的 tally 再交給處理函式一次，新舊 resourceVersion 一樣，--trace 裡
 // 沒有任何新的請求。GenerationChangedPredicate 把每一次都擋下：又等了兩次 resync，Reconcile 還是只有第一次那一個。
 // 修正：--reconcile-resyncs 讓 resourceVersion 沒變的更新通過，每次 resync 都帶來一次 Reconcile。

@@ -60,7 +60,7 @@ func (r *TallyReconciler) setUp(mgr manager.Manager, ready <-chan struct{}) erro
 		Complete(observed(r, r.Out, ready))
 }
 
-// tallyEvents 是步驟 06 的 tally 處理函式換成 predicate：GenerationChangedPredicate 決定要不要 reconcile，
+// tallyEvents 是步驟 06 的 tally 處理函式改寫成 predicate 的樣子：GenerationChangedPredicate 決定要不要 reconcile，
 // 外面這一層只負責把決定印出來。控制器自己寫 status（或加上 finalizer）之後，那次更新的 generation 沒變，
 // 就在這裡被擋下；刪除時 API server 設定 deletionTimestamp 並把 generation 加一，所以那次更新會通過。
 //
@@ -79,7 +79,7 @@ func tallyEvents(out io.Writer, resyncs, none bool) predicate.Predicate {
 			return true
 		},
 		UpdateFunc: func(e event.UpdateEvent) bool {
-			// --no-predicate：每次更新都 reconcile，包括這個控制器自己寫入造成的（練習「reconcile 風暴」）。
+			// --no-predicate：每次更新都 reconcile，包括這個控制器自己寫入造成的（演練「reconcile 風暴」）。
 			// --no-predicate: every update reconciles, the ones this controller's own writes cause included (the drill "a reconcile storm").
 			if none {
 				show.Line(out, "tallies", "OnUpdate", show.Key(e.ObjectNew), fmt.Sprintf("generation %d, no predicate: reconcile", e.ObjectNew.GetGeneration()),
@@ -124,7 +124,7 @@ func tallyEvents(out io.Writer, resyncs, none bool) predicate.Predicate {
 // reportEvents 過濾報告 ConfigMap 的事件。這個控制器是報告唯一的寫入者，所以只有刪除要緊：有人刪了報告，
 // 擁有者就被排進佇列，Reconcile 再建一份。新增與更新都是它自己寫的，放行的話，每次寫入之後都要多一次
 // 什麼也不做的 Reconcile，所以擋下（只給即時頁面）。要把別人的修改改回來的控制器，就得讓更新通過，
-// 並接受那一次多出來的 Reconcile。沒有 controller 擁有者的 ConfigMap（共用的索引）不排進任何佇列。
+// 並接受那一次多出來的 Reconcile。沒有 controller 擁有者的 ConfigMap（共用的索引），它的事件不會讓任何東西排進佇列。
 //
 // reportEvents filters the report ConfigMaps' events. This controller is
 // the report's only writer, so only a delete matters: someone deleted the
@@ -229,7 +229,7 @@ func observed(r *TallyReconciler, out io.Writer, ready <-chan struct{}) reconcil
 			}
 		}
 		show.Quiet(out, "podtally", "Get", req.String(), "Reconcile begins", show.OpGet)
-		// 練習「沒有要求的 informer」（--read-service）：每次 Reconcile 之前讀一個 Service，見 peek.go。
+		// 演練「沒有要求的 informer」（--read-service）：每次 Reconcile 之前讀一個 Service，見 peek.go。
 		// The drill "the informer you did not ask for" (--read-service): a Service read before every Reconcile, see peek.go.
 		res, err := reconcile.Result{}, r.peek(ctx, req.Namespace)
 		if err == nil {

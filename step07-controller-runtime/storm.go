@@ -13,7 +13,7 @@ import (
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 )
 
-// stamp 是練習「reconcile 風暴」的一半（--stamp）：每次 Reconcile 都在 status 裡寫下現在的時間（Counted condition
+// stamp 是演練「reconcile 風暴」的一半（--stamp）：每次 Reconcile 都在 status 裡寫下現在的時間（Counted condition
 // 的 message），所以 status 每次都「變了」，每次都要寫。另一半是 --no-predicate：自己的寫入以一次更新回來，
 // 沒有 GenerationChangedPredicate 擋著，就再 reconcile 一次，又寫一次，永不停止。兩個修正各拿掉一半：
 // 留著 predicate（自己的寫入不改 generation，被擋下），或只在 status 真的變了才寫（不加 --stamp）。
@@ -36,7 +36,7 @@ func stamp(status *labv1alpha1.PodTallyStatus) {
 	})
 }
 
-// reconcileRate 在練習「reconcile 風暴」時，每秒讀一次 controller-runtime 自己的
+// reconcileRate 在演練「reconcile 風暴」時，每秒讀一次 controller-runtime 自己的
 // controller_runtime_reconcile_total（這個控制器的，所有結果加總），這一秒有 Reconcile 才印一行：
 // 風暴裡這一行每秒都在、數字居高不下；修正之後它停下來。
 //

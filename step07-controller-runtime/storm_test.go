@@ -6,7 +6,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
-// 情境：練習「reconcile 風暴」。--stamp --no-predicate：每次 Reconcile 都寫 status，寫入以一次更新回來，
+// 情境：演練「reconcile 風暴」。--stamp --no-predicate：每次 Reconcile 都寫 status，寫入以一次更新回來，
 // 沒有 predicate 擋，又 reconcile：次數一直往上爬（這裡等到 60 次，比任何會停下的控制器多得多），
 // 每秒一行的 controller_runtime_reconcile_total 也一直在。兩個修正各拿掉一半：
 // 留著 predicate（只 --stamp）：自己的兩次寫入（finalizer 與 status）回來時都被擋下，Reconcile 只有一次；

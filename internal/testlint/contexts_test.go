@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// 情境：測試從 t.Context() 拿 context，不自己做一個 context.Background()：測試結束（或逾時）時，它發出的每個請求
+// 情境：測試從 t.Context() 取得 context，而不是自己建立 context.Background()，這樣測試結束（或逾時）時，它發出的每個請求
 // 與它啟動的每個 goroutine 就跟著停下。例外是 t.Cleanup 裡面：那時 t.Context() 已經取消了，清理還得做完，
 // 所以在那裡用 t.Context() 才是錯的（測試裡的 defer 在取消之前執行，兩者都可以）。檢查的是 repo 裡每一個 _test.go 檔案中，拿得到 testing.T（或 TB、B）的函式。
 //
@@ -91,7 +91,7 @@ func stop(context.Context) {}
 	}
 }
 
-// backgrounds 回傳一個檔案裡該用 t.Context() 的 context.Background()（檔名:行號）。
+// backgrounds 回傳一個檔案裡該用 t.Context() 的 context.Background()（形如 file:line）。
 //
 // backgrounds returns the context.Background() calls in a file that belong
 // to t.Context() (file:line).

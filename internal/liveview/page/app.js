@@ -38,7 +38,7 @@ LV.App = class {
       const rec = LV.parseRecording(embedded.textContent);
       if (!rec.header) {
         document.body.dataset.error = rec.error;
-        this.banner(LV.t("readError") + ": " + rec.error);
+        this.banner(LV.t("readError") + LV.t("colon") + rec.error);
         return;
       }
       this.begin(rec.header.pipeline, 0);
@@ -87,7 +87,7 @@ LV.App = class {
 
   begun(error) {
     this.ended = true;
-    if (error) this.banner(LV.t("readError") + ": " + error);
+    if (error) this.banner(LV.t("readError") + LV.t("colon") + error);
     document.body.dataset.synced = "true";
     const atStop = this.controls.restore(this.params);
     const at = this.params.get("at");
@@ -184,7 +184,7 @@ LV.App = class {
     document.getElementById("position").textContent = LV.position(last ? last.seq : 0, total, last ? last.t : 0);
     document.body.dataset.cursor = this.cursor;
     document.body.dataset.total = events.length;
-    if (this.timeline.droppedBefore) this.banner(LV.t("dropped") + " " + this.timeline.droppedBefore);
+    if (this.timeline.droppedBefore) this.banner(LV.t("dropped") + LV.t("gap") + this.timeline.droppedBefore);
     this.controls.caption(state, last);
     this.updateStatus();
     this.controls.saveURL();
@@ -344,7 +344,7 @@ LV.App = class {
     reader.onload = () => {
       const rec = LV.parseRecording(String(reader.result));
       if (!rec.header) {
-        this.banner(LV.t("readError") + ": " + rec.error);
+        this.banner(LV.t("readError") + LV.t("colon") + rec.error);
         return;
       }
       // 開啟的檔案取代即時的串流：不再接收步驟的事件。 / The opened file replaces the live stream: no more of the step's events.

@@ -249,7 +249,7 @@ LV.Renderer = class {
     const undrawn = this.root.querySelector("#undrawn");
     undrawn.hidden = !state.undrawn;
     undrawn.dataset.count = state.undrawn;
-    undrawn.textContent = LV.t("undrawn") + " " + state.undrawn;
+    undrawn.textContent = LV.t("undrawn") + LV.t("gap") + state.undrawn;
     document.body.dataset.seq = state.seq;
     document.body.dataset.applied = state.applied;
   }
