@@ -40,7 +40,7 @@ import (
 // index and for the server-side apply that first creates a report; patch for
 // server-side apply and the merge patch); --leader-elect's Lease and the
 // events it records.
-
+//
 // +kubebuilder:rbac:groups=lab.informer-walkthrough.github.io,resources=podtallies,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=lab.informer-walkthrough.github.io,resources=podtallies/status,verbs=update
 // +kubebuilder:rbac:groups=lab.informer-walkthrough.github.io,resources=podtallies/finalizers,verbs=update

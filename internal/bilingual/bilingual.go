@@ -65,7 +65,7 @@ func CheckFile(path string, src []byte) ([]Problem, error) {
 		// Text 會略去 //go: 與 //lint: 這類指示；只剩指示的區塊不必翻譯。
 		// Text drops directives such as //go: and //lint:; a block of directives alone needs no translation.
 		text := group.Text()
-		if strings.TrimSpace(text) == "" || markersOnly(text) {
+		if strings.TrimSpace(text) == "" {
 			continue
 		}
 		prose := code.ReplaceAllString(text, "")
@@ -156,18 +156,4 @@ func CheckTree(root string, read func(string) ([]byte, error)) ([]Problem, error
 		}
 	}
 	return problems, nil
-}
-
-// markersOnly 回報區塊是不是只有 +kubebuilder: 或 +genclient 這類產生器標記：標記是給工具讀的程式碼，不必翻譯。
-//
-// markersOnly reports whether a block holds nothing but generator markers
-// such as +kubebuilder: or +genclient: markers are code for a tool to read
-// and need no translation.
-func markersOnly(text string) bool {
-	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		if !strings.HasPrefix(line, "+") {
-			return false
-		}
-	}
-	return true
 }

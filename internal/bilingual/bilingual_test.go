@@ -20,11 +20,11 @@ func TestRepository(t *testing.T) {
 }
 
 // 檢查器會抓到只有一種語言的區塊、行尾註解，以及不以名字開頭的文件段落（例如放錯位置的文件註解）；
-// 放過雙語區塊、指示、測試函式的情境、產生出來的檔案與只有產生器標記的區塊。
+// 放過雙語區塊、指示、測試函式的情境與產生出來的檔案。
 // The checker catches one-language blocks, end-of-line comments and doc
 // paragraphs that do not start with their name (a doc comment on the wrong
 // declaration, say); it lets bilingual blocks, directives, test stories and
-// generated files and blocks of generator markers through.
+// generated files through.
 func TestChecker(t *testing.T) {
 	src := `package p
 
@@ -52,16 +52,6 @@ func equal() {}
 //
 // The story: a test function's doc is a story.
 func TestSomething() {}
-
-// +kubebuilder:rbac:groups="",resources=pods,verbs=list;watch
-
-// f 的上面是產生器標記。
-// f has generator markers above it.
-var f int
-
-// +kubebuilder:rbac:groups="",resources=pods,verbs=list
-// plus a line that is not a marker
-var g int
 `
 	want := []string{
 		"p.go:3:1: comment block has no English",
@@ -69,8 +59,6 @@ var g int
 		"p.go:13:11: end-of-line comment (put the zh-TW/English pair on the lines before the code)",
 		`p.go:18:1: a paragraph of equal's doc comment does not start with equal: "use 把 context 寫進 kubeconfig。"`,
 		`p.go:18:1: a paragraph of equal's doc comment does not start with equal: "use writes the context into the kubeconfig."`,
-		`p.go:34:1: a paragraph of g's doc comment does not start with g: "+kubebuilder:rbac:groups=\"\",resources=pods,verbs=list"`,
-		"p.go:34:1: comment block has no Traditional Chinese",
 	}
 	sort.Strings(want)
 	if got := check(t, src); strings.Join(got, "\n") != strings.Join(want, "\n") {
