@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -51,11 +49,8 @@ func serviceAccountConfig(t *testing.T, c *testenv.Cluster, ns string, cr *rbacv
 	t.Helper()
 	ctx := t.Context()
 	cs := c.Client()
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "tally-controller", Namespace: ns}}
-	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: ns}}
+	sa, config := testenv.ServiceAccount(t, c, ns, "tally-controller")
+	subject := []rbacv1.Subject{sa}
 	cr = cr.DeepCopy()
 	cr.Name += "-" + ns
 	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, cr, metav1.CreateOptions{}); err != nil {
@@ -84,14 +79,7 @@ func serviceAccountConfig(t *testing.T, c *testenv.Cluster, ns string, cr *rbacv
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	tok, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin := c.Config()
-	return &rest.Config{Host: admin.Host, TLSClientConfig: rest.TLSClientConfig{CAData: admin.CAData}, BearerToken: tok.Status.Token}
+	return config()
 }
 
 // 情境：控制器以一個 ServiceAccount 執行，它只綁了 rbac/controller.yaml 裡的權限：示範用的 tally 由管理員先建立

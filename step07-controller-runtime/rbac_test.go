@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -74,10 +72,7 @@ func boundServiceAccount(t *testing.T, c *testenv.Cluster, ns string, role *rbac
 	t.Helper()
 	ctx := t.Context()
 	cs := c.Client()
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "podtally-controller", Namespace: ns}}
-	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	subject, config := testenv.ServiceAccount(t, c, ns, "podtally-controller")
 	role = role.DeepCopy()
 	role.Name += "-" + ns
 	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
@@ -87,18 +82,11 @@ func boundServiceAccount(t *testing.T, c *testenv.Cluster, ns string, role *rbac
 	if _, err := cs.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "podtally-controller", Namespace: ns},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: ns}},
+		Subjects:   []rbacv1.Subject{subject},
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	tok, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: new(int64(3600))},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin := c.Config()
-	return &rest.Config{Host: admin.Host, TLSClientConfig: rest.TLSClientConfig{CAData: admin.CAData}, BearerToken: tok.Status.Token}
+	return config()
 }
 
 // 情境：控制器以一個 ServiceAccount 執行，它只有 rbac/role.yaml 的權限（在這個 namespace 裡）：tally 與 Pod
