@@ -96,8 +96,8 @@ func newManager(cfg *rest.Config, namespace string, opts options, logger logr.Lo
 		Cache: cache.Options{
 			// 步驟 05 的 WithNamespace：每種型別都只看這個 namespace。 / Step 05's WithNamespace: every type watches this namespace only.
 			DefaultNamespaces: map[string]cache.Config{namespace: {}},
-			// 每個 informer 的 resync 週期（controller-runtime 再加上最多 10% 的抖動）；nil 是 10 小時。
-			// Every informer's resync period (controller-runtime adds up to 10% jitter); nil means 10 hours.
+			// 每個 informer 的 resync 週期（controller-runtime 讓每個 informer 上下最多差 10 %）；nil 是 10 小時。
+			// Every informer's resync period (controller-runtime varies it by up to 10% either way, per informer); nil means 10 hours.
 			SyncPeriod: syncPeriod(opts.syncPeriod),
 			// true 時，對沒有 informer 的型別讀取直接失敗，不替它啟動一個（見 peek.go）。
 			// When true, a read of a type with no informer fails instead of starting one (see peek.go).

@@ -9,14 +9,14 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
-// 情境：演練「resync 與 SyncPeriod」。--sync-period 2s：每個 informer 大約每兩秒（controller-runtime 加上最多
-// 10% 的抖動，所以是 1.8 到 2 秒）把快取裡的 tally 再交給處理函式一次，新舊 resourceVersion 一樣，--trace 裡
+// 情境：演練「resync 與 SyncPeriod」。--sync-period 2s：每個 informer 大約每兩秒（controller-runtime 讓它上下
+// 最多差 10 %，所以是 1.8 到 2.2 秒）把快取裡的 tally 再交給處理函式一次，新舊 resourceVersion 一樣，--trace 裡
 // 沒有任何新的請求。GenerationChangedPredicate 把每一次都擋下：又等了兩次 resync，Reconcile 還是只有第一次那一個。
 // 修正：--reconcile-resyncs 讓 resourceVersion 沒變的更新通過，每次 resync 都帶來一次 Reconcile。
 //
 // The story: the drill "resync and SyncPeriod". --sync-period 2s: about
-// every two seconds (controller-runtime adds up to 10% jitter, so 1.8 to 2
-// s) each informer hands the cached tally to the handler again, old and new
+// every two seconds (controller-runtime varies it by up to 10% either way,
+// so 1.8 to 2.2 s) each informer hands the cached tally to the handler again, old and new
 // resourceVersion equal, with no new request in --trace.
 // GenerationChangedPredicate drops every one: two resyncs later there is
 // still only the first Reconcile. The fix: --reconcile-resyncs lets an update

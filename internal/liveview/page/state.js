@@ -208,8 +208,8 @@ LV.State = class {
         if (!LV.isKey(key)) continue;
         if (e.into && this.stages[e.into]) {
           // 放進佇列：從這個階段，沿著邊，到 into。 / Queued: from this stage, along the edge, into into.
-          // 已經在那裡等的 key 再被放進去，也是合併（例如 controller-runtime 的對應函式被呼叫兩次）。
-          // A key put where it already waits merges too (controller-runtime's map function called twice, say).
+          // 已經在那裡等的 key 再被放進去，也是合併（例如 tally 的變化與 Pod 的變化在 worker 取走之前，先後把同一個 tally 放進佇列）。
+          // A key put where it already waits merges too (a tally's change and a pod's change queueing the same tally before a worker takes it, say).
           const t = this.tokens[key];
           const merged = op === "merge" || (t && t.stage === e.into && (t.kind === "waiting" || t.kind === "merged"));
           if (key === e.key) {
