@@ -45,8 +45,8 @@ var commands = map[string]struct {
 	"delete-tally":     {1, 1, "NAME"},
 }
 
-// commandList 是錯誤訊息裡列出的指令。 / commandList is the commands an error message lists.
-const commandList = "create, label, annotate, delete, demo, burst, failing, reset, delete-configmap, delete-tally"
+// CommandList 是錯誤訊息裡列出的指令（scene 指令沒有參數時也列出它）。 / CommandList is the commands an error message lists (scene's command too, when given none).
+const CommandList = "create, label, annotate, delete, demo, burst, failing, reset, delete-configmap, delete-tally"
 
 // Check 在連線之前檢查指令與參數個數，錯誤的用法不會送出任何請求。
 //
@@ -54,11 +54,11 @@ const commandList = "create, label, annotate, delete, demo, burst, failing, rese
 // wrong usage makes no request.
 func Check(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("no command (%s)", commandList)
+		return fmt.Errorf("no command (%s)", CommandList)
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		return fmt.Errorf("unknown command %q (%s)", args[0], commandList)
+		return fmt.Errorf("unknown command %q (%s)", args[0], CommandList)
 	}
 	if n := len(args) - 1; n < c.min || (c.max >= 0 && n > c.max) {
 		return fmt.Errorf("usage: scene %s %s", args[0], c.form)

@@ -87,7 +87,7 @@ func main() {
 		rest = fs.Args()[1:]
 	}
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "scene: no command given (create, label, annotate, delete, demo, burst, failing, reset, delete-configmap, delete-tally; see -h)")
+		fmt.Fprintln(os.Stderr, "scene: no command given ("+scene.CommandList+"; see -h)")
 		os.Exit(2)
 	}
 
