@@ -58,7 +58,7 @@ type block struct {
 }
 
 var (
-	markerLine = regexp.MustCompile(`^<!-- (file|shell|run|scene|expected|check)(?:: (\S+))? -->$`)
+	markerLine = regexp.MustCompile(`^<!-- (file|shell|setup|run|scene|expected|check)(?:: (\S+))? -->$`)
 	fenceLine  = regexp.MustCompile("^```")
 )
 
@@ -152,6 +152,15 @@ func goTokens(src string) []string {
 // commands, the expected output, the table of names and the imports are the
 // same to the letter.
 func TestPagesShareTheCode(t *testing.T) {
+	samePrograms(t, pages)
+}
+
+// samePrograms 是 TestPagesShareTheCode 的檢查，給一對頁面用；Go 以外的檔案（例如 YAML）要一字不差。
+//
+// samePrograms is TestPagesShareTheCode's check, for one pair of pages;
+// files other than Go (YAML, say) must be the same to the letter.
+func samePrograms(t *testing.T, pages map[string]string) {
+	t.Helper()
 	en, zh := parsePage(t, pages["en"]), parsePage(t, pages["zh-TW"])
 	if len(en) != len(zh) {
 		t.Fatalf("en has %d marked blocks, zh-TW has %d", len(en), len(zh))
@@ -163,7 +172,7 @@ func TestPagesShareTheCode(t *testing.T) {
 			continue
 		}
 		switch {
-		case a.kind == "file":
+		case a.kind == "file" && strings.HasSuffix(a.arg, ".go"):
 			for lang, body := range map[string]string{"en": a.body, "zh-TW": b.body} {
 				if formatted, err := format.Source([]byte(body)); err != nil || !bytes.Equal(formatted, []byte(body)) {
 					t.Errorf("%s: %s is not gofmt'ed (or does not parse: %v)", lang, a.arg, err)
@@ -343,19 +352,20 @@ func buildFailsUntidy(dir string, env []string) error {
 }
 
 // buildFromPage 在 repo 之外的暫存資料夾裡照頁面建好模組，先只用本機模組快取，
-// 快取給不出某個模組時再改用網路重來一次。
+// 快取給不出某個模組時再改用網路重來一次。extraEnv 是頁面的指令另外需要的環境變數。
 //
 // buildFromPage follows the page in a temporary folder outside the
 // repository, from the local module cache first, and again over the network
-// only if the cache cannot serve some module.
-func buildFromPage(t *testing.T, blocks []block) *module {
+// only if the cache cannot serve some module. extraEnv is what else the
+// page's commands need in their environment.
+func buildFromPage(t *testing.T, blocks []block, extraEnv ...string) *module {
 	t.Helper()
-	m, err := follow(t, blocks, t.TempDir(), goEnv(t, true))
+	m, err := follow(t, blocks, t.TempDir(), append(goEnv(t, true), extraEnv...))
 	if err == nil {
 		return m
 	}
 	t.Logf("from the module cache alone: %v\nnow again with the environment's GOPROXY", err)
-	m, err = follow(t, blocks, t.TempDir(), goEnv(t, false))
+	m, err = follow(t, blocks, t.TempDir(), append(goEnv(t, false), extraEnv...))
 	if err != nil {
 		t.Fatal(err)
 	}
