@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
@@ -236,17 +237,34 @@ func TestIndexFollowsLabels(t *testing.T) {
 }
 
 // 情境：設定 --resync 之後，即使什麼都沒變，OnUpdate 也會週期性地收到同一個
-// resourceVersion 的物件。resync 只是把快取重新交給處理函式，不會重新 List。
+// resourceVersion 的物件。resync 只是把快取重新交給處理函式，不會重新 List：從第一次到第三次
+// resync 之間，步驟的 client 沒有送出任何請求（跟 --trace 用的是同一個記錄器）。
 //
 // The story: with --resync, OnUpdate is called periodically with the same
 // resourceVersion even though nothing changed. A resync hands the cache to
-// the handler again; it does not list again.
+// the handler again; it does not list again: between the first and the
+// third resync the step's client sends no request at all (counted by the
+// tracer --trace uses).
 func TestResync(t *testing.T) {
 	c := testenv.Plain(t)
-	cs, ns := c.Client(), c.Namespace(t)
-	testenv.CreatePod(t, cs, ns, "quiet", nil)
-	out := startStep(t, ns, options{constructor: "options", resync: time.Second})
-	out.Wait(t, 2, "OnUpdate  "+ns+"/quiet ", "same resourceVersion")
+	ns := c.Namespace(t)
+	testenv.CreatePod(t, c.Client(), ns, "quiet", nil)
+	trace := &testenv.Output{}
+	cfg := c.Config()
+	cfg.Wrap(cli.Tracer(trace))
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	out, _ := testenv.Start(t, func(ctx context.Context, out io.Writer) error {
+		return run(ctx, cs, ns, options{constructor: "options", resync: time.Second}, out)
+	})
+	out.Wait(t, 1, "OnUpdate  "+ns+"/quiet ", "same resourceVersion")
+	requests := trace.Count("trace: ")
+	out.Wait(t, 3, "OnUpdate  "+ns+"/quiet ", "same resourceVersion")
+	if after := trace.Count("trace: "); after != requests {
+		t.Errorf("%d requests during two resyncs; want none:\n%s", after-requests, trace.String())
+	}
+	if requests == 0 {
+		t.Errorf("the tracer saw no request at all, so it counts nothing:\n%s", trace.String())
+	}
 }
 
 // 情境：API server 停機期間，透過同一個 etcd 上的另一個 API server，一個 Pod 被刪除、
