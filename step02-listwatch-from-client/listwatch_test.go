@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -143,6 +144,33 @@ func TestSelectorOnListAndWatch(t *testing.T) {
 	}
 	if strings.Contains(got, "sendInitialEvents") {
 		t.Errorf("WatchList was switched off, yet a sendInitialEvents request was made:\n%s", got)
+	}
+}
+
+// 情境：有欄位選擇器 status.phase=Pending 時，Pod 變成 Running 就離開了選擇器：watch 送來的是
+// DELETED，帶著它最後一次符合選擇器的樣子（phase=Pending），Store 收到 Delete，而這個 Pod 在伺服器上還好好的。
+//
+// The story: with the field selector status.phase=Pending, a pod that
+// becomes Running leaves the selector: the watch sends DELETED carrying the
+// pod as it last matched (phase=Pending), the Store gets a Delete, and the
+// pod is still there on the server.
+func TestLeavingTheSelectorIsADelete(t *testing.T) {
+	c := testenv.Plain(t)
+	cs, ns := c.Client(), c.Namespace(t)
+	testenv.CreatePod(t, cs, ns, "moves", map[string]string{"app": "demo"})
+	out := startStep(t, ns, "app=demo", "status.phase=Pending")
+	out.Wait(t, 1, "Replace carried")
+	pod, err := cs.CoreV1().Pods(ns).Get(t.Context(), "moves", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod.Status.Phase = corev1.PodRunning
+	if _, err := cs.CoreV1().Pods(ns).UpdateStatus(t.Context(), pod, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out.Wait(t, 1, "store    Delete    "+ns+"/moves ", "phase=Pending")
+	if _, err := cs.CoreV1().Pods(ns).Get(t.Context(), "moves", metav1.GetOptions{}); err != nil {
+		t.Errorf("the pod should still exist after the Delete the selector caused: %v", err)
 	}
 }
 
