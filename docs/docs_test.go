@@ -93,6 +93,8 @@ func TestCodeExcerpts(t *testing.T) {
 		rewrite(t, f, codeBlock, func(m []string) (string, error) {
 			n++
 			src, err := excerpt.Decl(filepath.Join(root, m[1]), m[2])
+			// 英文頁面只顯示英文註解，中文頁面只顯示中文註解。 / English pages show the English comments only, Chinese pages the Chinese.
+			src = excerpt.OneLanguage(src, strings.Contains(f, "zh-TW"))
 			return "```go\n" + src + "```\n", err
 		})
 	}
