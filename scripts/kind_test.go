@@ -28,8 +28,8 @@ import (
 )
 
 // 情境：Docker 有回應時，cluster-up.sh（CLUSTER=auto）選 kind 並說明原因；叢集像真的一樣；
-// 導覽在它上面跑完每一步，每一步都看到 demo 從 Pending 變成 Running；重新啟動 kube-apiserver 容器後，
-// 步驟 01 得到 410 並重新 List，或遇上 403 以一行結束；cluster-down.sh 不留下任何容器、目錄或 context。
+// 導覽在它上面跑完每一步，每一步都看到 demo 從 Pending 變成 Running；重新啟動 kube-apiserver 的 container 後，
+// 步驟 01 得到 410 並重新 List，或遇上 403 以一行結束；cluster-down.sh 不留下任何 container、目錄或 context。
 //
 // The story: with Docker answering, cluster-up.sh (CLUSTER=auto) picks kind
 // and says why; the cluster behaves like a real one; the walkthrough runs
@@ -192,7 +192,7 @@ func kubeletWritesMore(t *testing.T, s section, node string) {
 	}
 }
 
-// restartOnKind 讓步驟 01 與 02 看著叢集，重新啟動 kube-apiserver 容器。kind 的 kubeconfig 使用者
+// restartOnKind 讓步驟 01 與 02 看著叢集，重新啟動 kube-apiserver 的 container。kind 的 kubeconfig 使用者
 // kubernetes-admin 的權限來自 RBAC 的 ClusterRoleBinding，剛啟動的 kube-apiserver 在授權快取就緒之前
 // 回應 403 Forbidden；本機叢集的使用者在 system:masters 群組，不經 RBAC，所以沒有這段空窗。
 // 步驟 01 只重試「沒有回應」，它不是在空窗後重新連上、得到 410 並重新 List，就是遇上 403 而以一行結束；

@@ -155,7 +155,7 @@ every_while() {
   wait "${pid}"
 }
 
-# go_build_progress 是 go_build 的進度訊息；用法：go_build_progress 標籤 log檔 套件總數 開始時的SECONDS。
+# go_build_progress 是 go_build 的進度訊息；用法：go_build_progress 標籤 log 檔 套件總數 開始時的 SECONDS。
 # go_build_progress is go_build's progress line; usage: go_build_progress label logfile total SECONDS-at-start.
 go_build_progress() {
   log "still building $1: $(grep -vc '^go: ' "$2" || true) of at most $3 packages compiled, $(seconds_since "$4") so far"

@@ -120,7 +120,7 @@ func run(ctx context.Context, client kubernetes.Interface, namespace string, opt
 	}
 	indexer, informer := newInformer(lw, handler, opts)
 	show.Note(out, "informer for pods in namespace %q via %s (Ctrl-C to stop)", namespace, constructorName(opts.constructor))
-	// informer 在 ctx 結束時停下；run 先取消 ctx、等它停了才 return（defer 反序執行），
+	// informer 在 ctx 結束時停下；run 先取消 ctx、等它停了才結束（defer 反序執行），
 	// 之後就不會再有處理函式印出東西。
 	// The informer stops when ctx ends; run cancels ctx and waits for it
 	// before returning (defers run in reverse), so no handler prints afterwards.

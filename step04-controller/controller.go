@@ -187,8 +187,8 @@ func run(ctx context.Context, client kubernetes.Interface, namespace string, opt
 }
 
 // run 啟動 informer，等它同步，再啟動 worker。ctx 結束時關閉佇列：佇列不再收新的 key，
-// 還在延遲中的重試被丟掉，但已經排隊的 key worker 仍會一一處理完；ShutDownWithDrain
-// 再等到沒有 key 正在處理，run 才 return。
+// 還在延遲中的重試被丟掉，但 worker 仍會把已經排進佇列的 key 一一處理完；ShutDownWithDrain
+// 再等到沒有 key 正在處理，run 才結束。
 //
 // run starts the informer, waits for it to sync, then starts the workers.
 // When ctx ends it shuts the queue down: the queue takes no new keys and drops

@@ -484,7 +484,7 @@ func atoi(t *testing.T, s string) int {
 }
 
 // 情境：按下 Ctrl-C 時，佇列不再收新的 key、等著的重試被丟掉，但已經排隊的每個 key 都還會同步一次，
-// 都在 "workers stopped" 之前；run 等到這些都做完才 return。先是一個 worker 卡在很長的 --sync-time 裡，
+// 都在 "workers stopped" 之前；run 等到這些都做完才結束。先是一個 worker 卡在很長的 --sync-time 裡，
 // 另外幾個 key 排在它後面；再來是一個失敗的 key，它的重試還要等很久（退避的上限是 1000 秒）。
 //
 // The story: on Ctrl-C the queue takes no new keys and a waiting retry is

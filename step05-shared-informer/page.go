@@ -46,7 +46,7 @@ func page(opts options) liveview.Pipeline {
 	lanes := []liveview.Stage{lane("printer", 0, "prints each event as it comes", "事件一來就印出")}
 	if opts.slow > 0 || opts.slowWait != nil {
 		p.Variant = liveview.Text{En: "--slow-handler", Zh: "--slow-handler"}
-		lanes = append(lanes, lane("slow", len(lanes), "takes its time: its processorListener buffers the rest", "慢慢處理：其餘的排在它的 processorListener 的緩衝區"))
+		lanes = append(lanes, lane("slow", len(lanes), "takes its time: its processorListener buffers the rest", "慢慢處理：其餘的事件在它的 processorListener 緩衝區裡排隊"))
 	}
 	lanes = append(lanes, lane("late", len(lanes), "added after Start: synthetic adds from the cache", "Start 之後才加：從快取補送合成的 OnAdd"))
 	for _, l := range lanes {
@@ -56,7 +56,7 @@ func page(opts options) liveview.Pipeline {
 	p.Stages = append(p.Stages, liveview.Stage{
 		ID:      "lister",
 		Label:   liveview.Text{En: "Lister", Zh: "Lister"},
-		Caption: liveview.Text{En: "listers/core/v1.PodLister: reads answered from the cache, no request", Zh: "listers/core/v1.PodLister：從快取回應的讀取，不發請求"},
+		Caption: liveview.Text{En: "listers/core/v1.PodLister: reads answered from the cache, no request", Zh: "listers/core/v1.PodLister：讀取由快取回應，不發請求"},
 		Sources: []string{"lister"},
 		Rank:    2,
 		Row:     len(lanes),

@@ -20,7 +20,7 @@ import (
 // benchPods is how many pods the benchmark caches.
 const benchPods = 1000
 
-// BenchmarkCachedPodHeap 量 informer 的快取每個 Pod 占多少堆積記憶體：有與沒有丟掉 managedFields 的
+// BenchmarkCachedPodHeap 量 informer 的快取每個 Pod 占多少 heap：有與沒有丟掉 managedFields 的
 // Transform 各量一次。1000 個 Pod 建立在真正的 API server 上（跟 scene.sh create 建立的一樣），
 // 每一輪建立一個新的工廠、等它同步、做完垃圾回收之後量 HeapAlloc 增加了多少，再除以 Pod 數。
 //
@@ -68,7 +68,7 @@ func BenchmarkCachedPodHeap(b *testing.B) {
 	}
 }
 
-// heapPerPod 建立一個工廠、等它同步，回傳它的快取讓堆積增加了多少（每個 Pod）。
+// heapPerPod 建立一個工廠、等它同步，回傳它的快取讓 heap 增加了多少（每個 Pod）。
 //
 // heapPerPod builds a factory, waits for it to sync, and returns how much its
 // cache grew the heap, per pod.

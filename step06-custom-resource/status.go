@@ -99,7 +99,7 @@ func (c *controller) sync(ctx context.Context, worker string, key cache.ObjectNa
 		// This line is printed before the write: the update the write causes (tallies OnUpdate) always comes after it.
 		change := fmt.Sprintf("UpdateStatus: count %d -> %d", base.Status.Count, want.Count)
 		if base != cached && attempt == 1 {
-			// --stale-write：左邊的數字是留著的那份舊副本上的。 / --stale-write: the number on the left is the kept old copy's.
+			// --stale-write：左邊的數字是留著的那份舊複本上的。 / --stale-write: the number on the left is the kept old copy's.
 			change = fmt.Sprintf("UpdateStatus from the kept copy: count %d -> %d", base.Status.Count, want.Count)
 		}
 		if base.Status.ObservedGeneration != want.ObservedGeneration {
@@ -162,7 +162,7 @@ func (c *controller) count(t *labv1alpha1.PodTally) (labv1alpha1.PodTallyStatus,
 	return status, fmt.Sprintf("%s %q: %s", counted, t.Spec.Selector, names)
 }
 
-// remembered 是 --stale-write 故意犯的錯：第一次看到某個 tally 時記住那份副本，之後每次都從它寫。
+// remembered 是 --stale-write 故意犯的錯：第一次看到某個 tally 時記住那份複本，之後每次都從它寫。
 // 第一次寫入成功後伺服器上的 resourceVersion 就變了，之後每一次都是 409 Conflict：
 // 樂觀並行控制（optimistic concurrency）擋下了根據舊版本做的寫入。
 // 真實世界裡的樣子比較隱晦：寫完 status 之後立刻又輪到同一個 key，而 informer 還沒把新版本送進快取，

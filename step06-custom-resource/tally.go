@@ -55,7 +55,7 @@ type controller struct {
 	opts    options
 	out     io.Writer
 
-	// stale 是 --stale-write 記住的第一份副本：故意犯的錯。 / stale holds --stale-write's first copies: the mistake made on purpose.
+	// stale 是 --stale-write 記住的第一份複本：故意犯的錯。 / stale holds --stale-write's first copies: the mistake made on purpose.
 	staleMu sync.Mutex
 	stale   map[cache.ObjectName]*labv1alpha1.PodTally
 }

@@ -229,8 +229,8 @@ func TestSpecChangesAndBadSelectors(t *testing.T) {
 	tallyStatus(t, c, ns, "app-demo", "count 1 (db)", countIs(1))
 }
 
-// 情境：--stale-write 從記住的舊副本寫 status：第一次成功，之後每次都是 409 Conflict，重新排入佇列也救不了
-// （重新排入之後讀的還是同一份舊副本），五次之後放棄，伺服器上的數字是錯的。加上 --retry-on-conflict：
+// 情境：--stale-write 從記住的舊複本寫 status：第一次成功，之後每次都是 409 Conflict，重新排入佇列也救不了
+// （重新排入之後讀的還是同一份舊複本），五次之後放棄，伺服器上的數字是錯的。加上 --retry-on-conflict：
 // 衝突一次，從 API server 重新讀，寫入成功。
 //
 // The story: --stale-write writes status from a remembered old copy: the

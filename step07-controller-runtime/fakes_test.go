@@ -58,7 +58,7 @@ func staleUpdate(t *testing.T, cs versioned.Interface, ns string) error {
 	return err
 }
 
-// 情境：從舊副本更新。真正的 API server 回 409 Conflict；產生的假的 clientset 照單全收，後寫的蓋掉先寫的：
+// 情境：從舊複本更新。真正的 API server 回 409 Conflict；產生的假的 clientset 照單全收，後寫的蓋掉先寫的：
 // 只用它測試的控制器，永遠不會走到處理衝突的那段程式。controller-runtime 的假 client 則跟 API server 一樣回 409。
 //
 // The story: an update from a stale copy. The real API server answers 409

@@ -34,9 +34,9 @@ func startReplica(t *testing.T, bin string, args ...string) *replica {
 	return r
 }
 
-// 情境：兩個副本、--leader-elect、租約 4 秒。兩個副本的快取都同步了（待命副本的 --trace 看得到它的三條 watch），
+// 情境：兩個副本、--leader-elect、租約期限 4 秒。兩個副本的快取都同步了（待命副本的 --trace 看得到它的三條 watch），
 // 只有 leader reconcile；
-// leader 被 SIGKILL 殺掉（來不及交出租約），另一個在租約到期之後接手，接著的變化由它 reconcile。
+// leader 被 SIGKILL 殺掉（來不及交出 Lease），另一個在 Lease 到期之後接手，接著的變化由它 reconcile。
 // 然後：兩個副本都沒有 --leader-elect，兩個都 reconcile 同一個變化。
 //
 // The story: two replicas, --leader-elect, a 4-second lease. Both replicas'

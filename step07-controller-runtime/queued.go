@@ -45,8 +45,8 @@ func queuedBy(inner handler.EventHandler, out io.Writer) handler.EventHandler {
 	}
 }
 
-// noting 回傳一個會記下 Add 的佇列。controller-runtime 預設用自己的priority queue，處理函式看得出來
-// （初始清單的新增以低優先順序放進去）；包起來之後它還得看得出來，所以priority queue包成priority queue。
+// noting 回傳一個會記下 Add 的佇列。controller-runtime 預設用自己的 priority queue，處理函式看得出來
+// （初始清單的新增以低優先順序放進去）；包起來之後它還得看得出來，所以 priority queue 包成 priority queue。
 //
 // noting returns a queue that notes its Adds. controller-runtime's default
 // is its own priority queue, and the handler can tell (it queues the
@@ -78,7 +78,7 @@ func (q *noted) Add(r reconcile.Request) {
 	q.TypedRateLimitingInterface.Add(r)
 }
 
-// notedPriority 是記下 Add 的priority queue。 / notedPriority is a priority queue that notes its Adds.
+// notedPriority 是記下 Add 的 priority queue。 / notedPriority is a priority queue that notes its Adds.
 type notedPriority struct {
 	priorityqueue.PriorityQueue[reconcile.Request]
 	note func([]reconcile.Request)

@@ -200,7 +200,7 @@ func lastCount(t *testing.T, out string) string {
 	return m[len(m)-1][1]
 }
 
-// 情境：README 的示範，跟步驟 06 的同一個情境，再加上擁有的物件與 finalizer。before 已經在，app-demo 是步驟 06
+// 情境：README 的示範，跟步驟 06 的同一段場景，再加上擁有的物件與 finalizer。before 已經在，app-demo 是步驟 06
 // 留下的樣子（數到 before）。第一次 Reconcile 加上 finalizer、建立報告與索引，status 不必寫；加 finalizer 的
 // 更新以一次 generation 沒變的更新回來，被 GenerationChangedPredicate 擋下。scene demo 建立、加標籤、刪除 demo：
 // 兩次 status 寫入也都被擋下。接著刪掉報告：擁有者被排進佇列，報告又被建立。最後刪掉 tally：刪除讓 generation

@@ -625,7 +625,7 @@ func serve(tb testing.TB, p liveview.Pipeline, events []show.Event, ended bool, 
 }
 
 // 情境（一位新手實際操作時遇到的）：步驟 04 的即時頁面畫出讓 sync 失敗的按鈕，步驟 01 的不畫（它沒有 sync）；
-// 篩選選單只列出物件的 key，不列請求的路徑與 metric 的名字；倒帶之後按播放，狀態說的是倒帶重播，不是即時；
+// 篩選選單只列出物件的 key，不列請求的路徑與 metric 的名字；倒帶之後按播放，狀態說的是回溯播放，不是即時；
 // 等著重試的 key，退避在沒有新事件時也一路倒數；步驟停了，場景按鈕就停用。
 //
 // The story (what a newcomer met): step 04's live page draws the buttons

@@ -28,8 +28,8 @@ type Text struct {
 // Rank 是它在第幾欄（由左到右）；同時在跑的階段（同一個 informer 的幾個處理函式、兩個並排的 informer）
 // 有同一個 Rank、不同的 Row。Depth 是它的深度來自哪個 metric（client-go 的 informer 或 workqueue metrics），
 // DepthOf 在一個步驟有幾個 informer 時指定是哪個資源的；沒有 Depth 的階段不畫深度。Opaque 表示頁面看不到
-// 裡面個別的項目，只畫成有深度的方框，不畫移動的標記。Lane 表示這是一個共享 informer 的處理函式之一：
-// 每個處理函式照自己的步調收到每一個事件，所以它的標記是它自己的，不會把 key 從別的階段拉過來。
+// 裡面個別的項目，只畫成有深度的方框，不畫移動的圓標。Lane 表示這是一個共享 informer 的處理函式之一：
+// 每個處理函式照自己的步調收到每一個事件，所以它的圓標是它自己的，不會把 key 從別的階段拉過來。
 //
 // Stage is one box on the page: a stage the step really observes. Sources
 // are the names lesson code uses for this place (events' sources, and the

@@ -20,8 +20,8 @@ import (
 //go:embed page
 var page embed.FS
 
-// Actions 是頁面上的場景按鈕背後做事的人：args 跟 scripts/scene.sh 的參數一樣（create NAME KEY=VALUE…、
-// label、annotate、delete、demo），回傳它說的話。重播時沒有叢集，也就沒有 Actions。
+// Actions 執行頁面上場景按鈕要求的動作：args 跟 scripts/scene.sh 的參數一樣（create NAME KEY=VALUE…、
+// label、annotate、delete、demo），回傳它印出的訊息。重播時沒有叢集，也就沒有 Actions。
 //
 // Actions does what the page's scene buttons ask: args are scripts/scene.sh's
 // (create NAME KEY=VALUE…, label, annotate, delete, demo), and it returns

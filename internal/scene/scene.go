@@ -26,7 +26,7 @@ import (
 )
 
 // Image 是 Pod 使用的映像檔。在本機叢集上，kwok 回報 Pod 為 Running，其實什麼都沒跑；
-// 在 kind 上容器真的會跑，而這個映像檔本來就在節點裡（kind 的 containerd 拿它當 sandbox 映像檔），
+// 在 kind 上 container 真的會跑，而這個映像檔本來就在節點裡（kind 的 containerd 拿它當 sandbox 映像檔），
 // 所以不需要 registry。informer 不在乎兩者的差別。
 //
 // Image is the pods' container image. On the local cluster kwok reports the
@@ -35,7 +35,7 @@ import (
 // sandbox image), so no registry is needed. Informers do not care which.
 const Image = "registry.k8s.io/pause:3.10"
 
-// Pod 回傳一個最小的 Pod：一個 pause 容器，加上指定的標籤。
+// Pod 回傳一個最小的 Pod：一個 pause container，加上指定的標籤。
 //
 // Pod returns a minimal pod: one pause container, with the given labels.
 func Pod(namespace, name string, labels map[string]string) *corev1.Pod {
@@ -125,7 +125,7 @@ func Burst(ctx context.Context, cs kubernetes.Interface, namespace string, n int
 }
 
 // Failing 盡快建立 n 個 Pod（failing-1…failing-n，標籤 app=failing），每個都帶著 informer-lab/fail=true：
-// 會讀這個 annotation 的步驟，對它們的每一次同步都失敗，一次就有 n 個 key 在重試（限速器的練習）。
+// 會讀這個 annotation 的步驟，對它們的每一次同步都失敗，一次就有 n 個 key 在重試（限速器的演練）。
 // 不等它們跑起來；已經存在的保持原樣。回傳建立的名字。
 //
 // Failing creates n pods as fast as it can (failing-1…failing-n, labelled

@@ -118,7 +118,7 @@ type fieldFunc func(*Event)
 
 func (f fieldFunc) apply(e *Event) { f(e) }
 
-// Object 是步驟看到的一個物件的樣子：頁面的快取表格與標記都從這裡來。
+// Object 是步驟看到的一個物件的樣子：頁面的快取表格與圓標都從這裡來。
 //
 // Object is an object as the step saw it: the page's cache table and tokens
 // come from here.
@@ -250,7 +250,7 @@ func Queued(place string, keys ...string) Field {
 	})
 }
 
-// Holding 說這筆事件帶著 keys（例如一次 Replace 清單裡的每個 Pod），它們的標記停在這筆事件的階段。
+// Holding 說這筆事件帶著 keys（例如一次 Replace 清單裡的每個 Pod），它們的圓標停在這筆事件的階段。
 //
 // Holding says the event carries keys (every pod of a Replace's list, say),
 // whose tokens rest at this event's stage.

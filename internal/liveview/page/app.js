@@ -304,7 +304,7 @@ LV.App = class {
     stageSel.value = sv;
   }
 
-  // updateStatus 讓狀態標記與播放鈕永遠說真話：即時、倒帶播放、重播、暫停、結束、步驟已停止。
+  // updateStatus 讓狀態標示與播放鈕永遠說真話：即時、回溯播放、重播、暫停、結束、步驟已停止。
   // updateStatus keeps the badge and the play button truthful: live, playing back, replay, paused, at the end, step
   // stopped.
   updateStatus() {

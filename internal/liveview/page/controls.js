@@ -93,7 +93,7 @@ LV.Controls = class {
     for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = LV.t(node.dataset.i18n);
     for (const node of document.querySelectorAll("[data-i18n-label]")) {
       node.setAttribute("aria-label", LV.t(node.dataset.i18nLabel));
-      node.title = LV.t(node.dataset.i18nLabel) + (node.dataset.key ? " (" + node.dataset.key + ")" : "");
+      node.title = LV.t(node.dataset.i18nLabel) + (node.dataset.key ? LV.t("paren").replace("{n}", node.dataset.key) : "");
     }
     document.getElementById("lang").textContent = LV.t("language");
     const speed = document.getElementById("speed");

@@ -66,7 +66,7 @@ LV.Renderer = class {
     this.build();
   }
 
-  // build 只在一開始（與換語言時）建立方框；之後每一格畫面只改裡面的數字與標記。
+  // build 只在一開始（與換語言時）建立方框；之後每一格畫面只改裡面的數字與圓標。
   // build makes the boxes once (and on a language change); later frames only change the numbers and tokens in them.
   build() {
     const p = this.pipeline;
@@ -121,7 +121,7 @@ LV.Renderer = class {
       this.root.querySelector("#panel-" + id).hidden = !(p.panels || []).includes(id);
     }
     if (this.resize) this.resize.disconnect();
-    // 方框的大小一變（視窗、語言、簡報模式、標記變多），邊就重畫。 / When a box changes size (window, language, presenter mode, more tokens), the edges are drawn again.
+    // 方框的大小一變（視窗、語言、簡報模式、圓標變多），邊就重畫。 / When a box changes size (window, language, presenter mode, more tokens), the edges are drawn again.
     this.resize = new ResizeObserver(() => this.layoutEdges());
     this.resize.observe(grid);
     // 說明列長高（一個問題、一個答案）時也重新判斷放不放得下。 / A caption bar that grows (a question, an answer) decides the fit again too.
@@ -317,7 +317,7 @@ LV.Renderer = class {
     }
   }
 
-  // renderTokens 把每個 key 的標記放進它現在所在的階段（處理函式的每條 lane 各有自己的標記）；移動時用 FLIP 動畫
+  // renderTokens 把每個 key 的圓標放進它現在所在的階段（處理函式的每條 lane 各有自己的圓標）；移動時用 FLIP 動畫
   // 滑過去（先量舊位置，移過去，再從舊位置動到新位置），讓人看得見它從哪裡來。
   // renderTokens puts each key's token in the stage where it is now (each handler's lane has tokens of its own); a
   // move slides there with a FLIP animation (measure the old position, move the node, animate from the old position
@@ -407,7 +407,7 @@ LV.Renderer = class {
     const seen = state.seen[this.selected];
     const lanes = Object.keys(state.lanes).filter((l) => state.lanes[l][this.selected]);
     let none = LV.t("noPath");
-    if (seen && lanes.length) none = LV.t("inLanes").replace("{n}", seen.n).replace("{lanes}", lanes.map(label).join(", "));
+    if (seen && lanes.length) none = LV.t("inLanes").replace("{n}", seen.n).replace("{lanes}", lanes.map(label).join(LV.t("listSep")));
     else if (seen) none = LV.t("onlyOpaque").replace("{n}", seen.n).replace("{stage}", label(seen.stage));
     const parts = [LV.el("b", {}, this.selected), LV.el("span", {}, path.length ? LV.t("colon") : LV.t("colon") + none)];
     // 只寫最近的 TRAIL_SHOWN 站；更早的說有幾站。 / Only the latest TRAIL_SHOWN stops are written; the earlier ones are counted.
@@ -592,7 +592,7 @@ LV.fit = function (node) {
   if (over()) node.classList.add("cramped");
 };
 
-// LV.hopMs 是一次標記移動的動畫長度：1× 時 450 ms，依播放速度縮放；使用者要求減少動態時是 0。
+// LV.hopMs 是一次圓標移動的動畫長度：1× 時 450 ms，依播放速度縮放；使用者要求減少動態時是 0。
 // LV.hopMs is how long a token's hop animates: 450 ms at 1×, scaled by the playback speed; 0 when the user asked for
 // reduced motion.
 LV.hopMs = function () {

@@ -9,14 +9,14 @@
 "use strict";
 window.LV = window.LV || {};
 
-// LV.OPS 是頁面認得的每一種 op（internal/show 的 Op）。不認得的照樣列在紀錄裡，並算進「沒畫出來」。
+// LV.OPS 是頁面認得的每一種 op（internal/show 的 Op）。不認得的照樣列在事件清單裡，並算進「畫不出來」的那一行。
 // LV.OPS is every op the page knows (internal/show's Op). One it does not know is still listed in the log and
 // counted as "not drawn".
 LV.OPS = new Set([
   "request", "metric", "list", "listed", "watch", "bookmark", "rewatch", "relist", "push", "pop", "store", "process",
   "handle", "skip", "add", "merge", "get", "sync", "write", "conflict", "fail", "drop", "done", "read", "index", "resync",
 ]);
-// 這些 op 把一個 key 的標記移到事件的階段。 / These ops move a key's token to the event's stage.
+// 這些 op 把一個 key 的圓標移到事件的階段。 / These ops move a key's token to the event's stage.
 const MOVES = new Set(["list", "watch", "push", "store", "process", "handle", "read", "resync"]);
 const TOKEN_LIMIT = 200;
 const PATH_LIMIT = 32;
@@ -81,7 +81,7 @@ LV.State = class {
     }
     if (op === "metric") return this.applyMetric(e);
     const stage = e.stage && this.stages[e.stage] ? e.stage : "";
-    // 每個 key 有幾筆事件、最近一筆在哪個階段：只出現在畫不出標記的方框裡的 key，路徑說得出它在哪裡。
+    // 每個 key 有幾筆事件、最近一筆在哪個階段：只出現在畫不出圓標的方框裡的 key，路徑說得出它在哪裡。
     // How many events each key has, and the stage of the latest: a key seen only in boxes that draw no tokens still
     // gets a trail that says where it was.
     if (stage && LV.isKey(e.key)) {
@@ -102,7 +102,7 @@ LV.State = class {
       // Where the latest event happened (requests aside: they show in the API server's list): even a box you cannot
       // see into is marked.
       if (op !== "request") this.now = { stage: stage, op: op };
-      // Get 與 Done 是 worker 的簿記：標記的移動畫出它們，方框不把它們算成事件；沒有 op 的說明行也不算。
+      // Get 與 Done 是 worker 的簿記：圓標的移動畫出它們，方框不把它們算成事件；沒有 op 的說明行也不算。
       // Get and Done are a worker's bookkeeping: the token's moves show them, and the box does not count them as
       // events; nor a narration line without an op.
       if (op ? op !== "get" && op !== "done" : !e.note) st.count++;
@@ -122,7 +122,7 @@ LV.State = class {
       if (e.from && stage) this.touchEdge(e.from, stage, op);
       // 替另一個階段做的讀取（處理函式讀 Indexer 的索引）：那條讀取的邊算一次。 / A read made for another stage (a handler reading the Indexer's index): that read edge counts once.
       if (e.for && stage && this.stages[e.for]) this.touchEdge(stage, e.for, op);
-      // 寫到別的階段（沒有帶著 key 移動）：那條邊與那個階段各算一次；帶著 key 的，在標記移過去時算。
+      // 寫到別的階段（沒有帶著 key 移動）：那條邊與那個階段各算一次；帶著 key 的，在圓標移過去時算。
       // A write to another stage (moving no key): that edge and that stage count once; one carrying keys counts as
       // the tokens move.
       if (e.into && stage && e.into !== stage && this.stages[e.into]) {
@@ -199,7 +199,7 @@ LV.State = class {
     l.backlog = typeof e.behind === "number" ? e.behind : 0;
   }
 
-  // applyTokens 決定每個 key 的標記現在在哪裡：標記只畫步驟真的看到的位置。
+  // applyTokens 決定每個 key 的圓標現在在哪裡：圓標只畫在步驟真的看到它的位置。
   // applyTokens decides where each key's token is now: a token only sits where the step really saw the key.
   applyTokens(e, op, stage) {
     const wq = this.workqueue;
@@ -435,7 +435,7 @@ LV.bucket = function (b) {
   return "[" + (b.size > b.keys.length ? b.size + ": " + b.keys.join(" ") + " …" : b.keys.join(" ")) + "]";
 };
 
-// LV.summary 把一個狀態寫成幾行可以比對的文字：每個階段的事件數與深度、每條邊、快取、索引、積壓、每個標記在哪裡、
+// LV.summary 把一個狀態寫成幾行可以比對的文字：每個階段的事件數與深度、每條邊、快取、索引、積壓、每個圓標在哪裡、
 // workqueue。即時的頁面與重播同一份錄製檔，最後的 summary 必須相同。事件數不算 bookmark：API server 照自己的
 // 時間表送它，同一個情境跑兩次，bookmark 的數目可能不同。
 // LV.summary writes a state as comparable lines: each stage's event count and depth, each edge, the cache, the

@@ -19,7 +19,7 @@ with_progress() {
   log "done ${label} in $(seconds_since "${started}")"
 }
 
-# with_progress_line 是 with_progress 的進度訊息；用法：with_progress_line 標籤 開始時的SECONDS。
+# with_progress_line 是 with_progress 的進度訊息；用法：with_progress_line 標籤 開始時的 SECONDS。
 # with_progress_line is with_progress's progress line; usage: with_progress_line label SECONDS-at-start.
 with_progress_line() {
   log "still $1, $(seconds_since "$2") so far"
