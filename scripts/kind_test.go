@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
@@ -241,7 +242,7 @@ func restartOnKind(t *testing.T, l *lab, cs kubernetes.Interface) {
 			ended = true
 			return true
 		default:
-			return out01.Count("watch    MODIFIED  default/after ") > 0
+			return out01.Count(show.Prefix("watch", "MODIFIED", "default/after")) > 0
 		}
 	}, out01)
 	got := out01.String()
@@ -253,7 +254,7 @@ func restartOnKind(t *testing.T, l *lab, cs kubernetes.Interface) {
 		t.Logf("step 01 met the 403 window and ended with one line")
 		return
 	}
-	testenv.WantOrder(t, got, ": 410 Gone (too old resource version: ", "-- list returned resourceVersion=", "watch    ADDED     default/after ")
+	testenv.WantOrder(t, got, ": 410 Gone (too old resource version: ", "-- list returned resourceVersion=", show.Prefix("watch", "ADDED", "default/after"))
 	t.Logf("step 01 reconnected after the 403 window and got a 410")
 }
 

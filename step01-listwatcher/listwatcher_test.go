@@ -18,6 +18,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
@@ -73,14 +74,14 @@ func TestDemo(t *testing.T) {
 
 	got := out.String()
 	testenv.WantOrder(t, got,
-		"list     EXISTS    default/before           phase=Running node=kwok-node-0 labels=app=demo",
-		"watch    ADDED     default/demo             phase=Pending labels=app=demo",
-		"watch    MODIFIED  default/demo             phase=Pending node=kwok-node-0 labels=app=demo",
-		"watch    MODIFIED  default/demo             phase=Running node=kwok-node-0 labels=app=demo",
-		"watch    MODIFIED  default/demo             phase=Running node=kwok-node-0 labels=app=demo,tier=web",
-		"watch    MODIFIED  default/demo             phase=Running node=kwok-node-0 labels=app=demo,tier=web (deleting)",
-		"watch    MODIFIED  default/demo             phase=Running node=kwok-node-0 labels=app=demo,tier=web (deleting)",
-		"watch    DELETED   default/demo",
+		show.Event{Source: "list", What: "EXISTS", Key: "default/before", Detail: "phase=Running node=kwok-node-0 labels=app=demo"}.Text(),
+		show.Event{Source: "watch", What: "ADDED", Key: "default/demo", Detail: "phase=Pending labels=app=demo"}.Text(),
+		show.Event{Source: "watch", What: "MODIFIED", Key: "default/demo", Detail: "phase=Pending node=kwok-node-0 labels=app=demo"}.Text(),
+		show.Event{Source: "watch", What: "MODIFIED", Key: "default/demo", Detail: "phase=Running node=kwok-node-0 labels=app=demo"}.Text(),
+		show.Event{Source: "watch", What: "MODIFIED", Key: "default/demo", Detail: "phase=Running node=kwok-node-0 labels=app=demo,tier=web"}.Text(),
+		show.Event{Source: "watch", What: "MODIFIED", Key: "default/demo", Detail: "phase=Running node=kwok-node-0 labels=app=demo,tier=web (deleting)"}.Text(),
+		show.Event{Source: "watch", What: "MODIFIED", Key: "default/demo", Detail: "phase=Running node=kwok-node-0 labels=app=demo,tier=web (deleting)"}.Text(),
+		show.Prefix("watch", "DELETED", "")+"default/demo",
 	)
 	golden.Check(t, "demo", golden.StripVersions(got))
 	t.Run("page", func(t *testing.T) {
@@ -220,17 +221,17 @@ func TestAPIServerRestartGives410(t *testing.T) {
 	out.Wait(t, 2, "watching from there")
 	testenv.RunningPod(t, cs, ns, "after", map[string]string{"app": "demo"})
 	t.Cleanup(func() { _ = scene.DeleteNow(context.Background(), cs, ns, "after") })
-	out.Wait(t, 1, "watch    MODIFIED  default/after ", "phase=Running")
+	out.Wait(t, 1, show.Prefix("watch", "MODIFIED", "default/after"), "phase=Running")
 
 	got := out.String()
 	testenv.WantOrder(t, got,
 		"-- watch closed at resourceVersion=",
 		"-- API server unreachable (",
 		": 410 Gone (too old resource version: ",
-		"list     EXISTS    default/before ",
+		show.Prefix("list", "EXISTS", "default/before"),
 		"-- list returned resourceVersion=",
-		"watch    ADDED     default/after ",
-		"watch    MODIFIED  default/after            phase=Running node=kwok-node-0")
+		show.Prefix("watch", "ADDED", "default/after"),
+		show.Event{Source: "watch", What: "MODIFIED", Key: "default/after", Detail: "phase=Running node=kwok-node-0"}.Text())
 	if relist := got[strings.Index(got, "410 Gone"):]; strings.Contains(relist, "default/other") {
 		t.Errorf("the pod deleted during the outage is in the relist:\n%s", got)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
@@ -127,8 +128,8 @@ func TestSelectorOnListAndWatch(t *testing.T) {
 
 	got := out.String()
 	for _, want := range []string{
-		"store    Replace   " + ns + "/match-1",
-		"store    Add       " + ns + "/match-2",
+		show.Prefix("store", "Replace", "") + ns + "/match-1",
+		show.Prefix("store", "Add", "") + ns + "/match-2",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q:\n%s", want, got)
@@ -168,7 +169,7 @@ func TestLeavingTheSelectorIsADelete(t *testing.T) {
 	if _, err := cs.CoreV1().Pods(ns).UpdateStatus(t.Context(), pod, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	out.Wait(t, 1, "store    Delete    "+ns+"/moves ", "phase=Pending")
+	out.Wait(t, 1, show.Prefix("store", "Delete", ns+"/moves"), "phase=Pending")
 	if _, err := cs.CoreV1().Pods(ns).Get(t.Context(), "moves", metav1.GetOptions{}); err != nil {
 		t.Errorf("the pod should still exist after the Delete the selector caused: %v", err)
 	}

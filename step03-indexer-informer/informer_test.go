@@ -85,15 +85,15 @@ func TestDemo(t *testing.T) {
 
 	got := out.String()
 	testenv.WantOrder(t, got,
-		"handler  OnAdd     default/before           phase=Running node=kwok-node-0 labels=app=demo (initial list)",
+		show.Event{Source: "handler", What: "OnAdd", Key: "default/before", Detail: "phase=Running node=kwok-node-0 labels=app=demo (initial list)"}.Text(),
 		"-- cache synced (HasSynced=true): ListKeys() = [default/before]",
-		"handler  OnAdd     default/demo             phase=Pending labels=app=demo\n-- index byApp: demo=[default/before default/demo]",
-		"handler  OnUpdate  default/demo             nodeName set to kwok-node-0",
-		"handler  OnUpdate  default/demo             phase Pending -> Running",
-		"handler  OnUpdate  default/demo             labels app=demo -> app=demo,tier=web",
-		"handler  OnUpdate  default/demo             deletionTimestamp set",
-		"handler  OnUpdate  default/demo             deletion grace period 30s -> 0s",
-		"handler  OnDelete  default/demo",
+		show.Prefix("handler", "OnAdd", "")+"default/demo             phase=Pending labels=app=demo\n-- index byApp: demo=[default/before default/demo]",
+		show.Event{Source: "handler", What: "OnUpdate", Key: "default/demo", Detail: "nodeName set to kwok-node-0"}.Text(),
+		show.Event{Source: "handler", What: "OnUpdate", Key: "default/demo", Detail: "phase Pending -> Running"}.Text(),
+		show.Event{Source: "handler", What: "OnUpdate", Key: "default/demo", Detail: "labels app=demo -> app=demo,tier=web"}.Text(),
+		show.Event{Source: "handler", What: "OnUpdate", Key: "default/demo", Detail: "deletionTimestamp set"}.Text(),
+		show.Event{Source: "handler", What: "OnUpdate", Key: "default/demo", Detail: "deletion grace period 30s -> 0s"}.Text(),
+		show.Prefix("handler", "OnDelete", "")+"default/demo",
 		"-- index byApp: demo=[default/before]",
 	)
 	golden.Check(t, "demo", golden.StripVersions(got))
@@ -135,7 +135,7 @@ func TestPageShowsClusterStringsAsText(t *testing.T) {
 	b.Type(t, "#scene-labels", "informer-lab/note="+hostile)
 	b.Click(t, `#scene-form button[data-args="annotate"]`)
 	b.Wait(t, "the scene to answer", `document.getElementById("scene-said").dataset.status === "200"`, `document.getElementById("scene-said").textContent`)
-	out.Wait(t, 1, "handler  OnUpdate  "+ns+"/hostile ")
+	out.Wait(t, 1, show.Prefix("handler", "OnUpdate", ns+"/hostile"))
 
 	pod, err := cs.CoreV1().Pods(ns).Get(t.Context(), "hostile", metav1.GetOptions{})
 	if err != nil {
@@ -346,7 +346,7 @@ func TestSaysWhenTheAPIServerGoesAway(t *testing.T) {
 	})
 	out.Wait(t, 1, "-- API server answers again")
 	testenv.CreatePod(t, cs, ns, "later", nil)
-	out.Wait(t, 1, "handler  OnAdd     "+ns+"/later ")
+	out.Wait(t, 1, show.Prefix("handler", "OnAdd", ns+"/later"))
 	if n := out.Count("-- API server unreachable ("); n != 1 {
 		t.Errorf("the outage was reported %d times; want once however many retries it took:\n%s", n, out.String())
 	}

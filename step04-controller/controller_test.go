@@ -78,10 +78,10 @@ func TestDemo(t *testing.T) {
 			out, lv, _ := testenv.StartLive(t, c, ns, page(opts), mode.golden+".recording.jsonl", func(ctx context.Context, cs kubernetes.Interface, out io.Writer) error {
 				return run(ctx, cs, ns, opts, out)
 			})
-			out.Wait(t, 1, "worker1  sync      default/before ")
+			out.Wait(t, 1, show.Prefix("worker1", "sync", "default/before"))
 
 			c.OneChangeAtATime(t, ns, func(change string) {
-				out.Wait(t, 1, "worker1  sync      default/demo ", testenv.DemoAfter[change])
+				out.Wait(t, 1, show.Prefix("worker1", "sync", "default/demo"), testenv.DemoAfter[change])
 				out.WaitIdle(t, "default/demo")
 			})
 			if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, new("true")); err != nil {
@@ -92,7 +92,7 @@ func TestDemo(t *testing.T) {
 			if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, nil); err != nil {
 				t.Fatal(err)
 			}
-			out.Wait(t, 2, "worker1  sync      default/demo ", "tier=web")
+			out.Wait(t, 2, show.Prefix("worker1", "sync", "default/demo"), "tier=web")
 			golden.Check(t, mode.golden, golden.DropBookmarks(golden.StripVersions(out.String())))
 			t.Run("page", func(t *testing.T) {
 				pagetest.CheckPage(t, pagetest.Page(t, lv.URL(), out.String()), out.String, mode.golden)
@@ -119,10 +119,10 @@ func TestInitialListOfTwoPods(t *testing.T) {
 	out := startStep(t, ns, defaults)
 	out.Wait(t, 1, "informer synced")
 	testenv.WantOrder(t, out.String(),
-		"queue    Replace   2 pods                   -> one ReplacedAll delta",
+		show.Event{Source: "queue", What: "Replace", Key: "2 pods", Detail: "-> one ReplacedAll delta"}.Text(),
 		"-- fifo: ReplacedAll with 2 pods: indexer.Replace first",
-		"fifo     OnAdd     ", "new to the cache (initial list)",
-		"fifo     OnAdd     ", "new to the cache (initial list)",
+		show.Prefix("fifo", "OnAdd", ""), "new to the cache (initial list)",
+		show.Prefix("fifo", "OnAdd", ""), "new to the cache (initial list)",
 		"-- informer synced")
 
 	opts := defaults
@@ -130,10 +130,10 @@ func TestInitialListOfTwoPods(t *testing.T) {
 	out = startStep(t, ns, opts)
 	out.Wait(t, 1, "informer synced")
 	testenv.WantOrder(t, out.String(),
-		"queue    Replace   2 pods                   -> one Replaced delta per pod",
+		show.Event{Source: "queue", What: "Replace", Key: "2 pods", Detail: "-> one Replaced delta per pod"}.Text(),
 		"-- fifo: a batch of 2 changes: one indexer transaction, then the handlers",
-		"fifo     Replaced  ", "indexer.Add (in the batch), OnAdd (initial list)",
-		"fifo     Replaced  ", "indexer.Add (in the batch), OnAdd (initial list)",
+		show.Prefix("fifo", "Replaced", ""), "indexer.Add (in the batch), OnAdd (initial list)",
+		show.Prefix("fifo", "Replaced", ""), "indexer.Add (in the batch), OnAdd (initial list)",
 		"-- informer synced")
 }
 
@@ -150,12 +150,12 @@ func TestResyncIsOneSyncAll(t *testing.T) {
 	opts := defaults
 	opts.resync = time.Second
 	out := startStep(t, ns, opts)
-	out.Wait(t, 2, "worker1  sync      "+ns+"/a ")
+	out.Wait(t, 2, show.Prefix("worker1", "sync", ns+"/a"))
 	testenv.WantOrder(t, out.String(),
-		"queue    Resync    ", "-> one SyncAll delta",
+		show.Prefix("queue", "Resync", ""), "-> one SyncAll delta",
 		"-- fifo: SyncAll: OnUpdate(obj, obj) for each of the 1 pod in the indexer",
-		"fifo     OnUpdate  "+ns+"/a ", "resync: old and new are the same object",
-		"worker1  sync      "+ns+"/a ")
+		show.Prefix("fifo", "OnUpdate", ns+"/a"), "resync: old and new are the same object",
+		show.Prefix("worker1", "sync", ns+"/a"))
 }
 
 // 情境：失敗的 key 以指數退避重試：每次等待都是上一次的兩倍，到達上限就被丟棄。
@@ -247,7 +247,7 @@ func TestKeysCoalesce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out.Wait(t, 2, "fifo     Updated   "+ns+"/busy ")
+	out.Wait(t, 2, show.Prefix("fifo", "Updated", ns+"/busy"))
 	if n := c.queue.Len(); n != 1 {
 		t.Fatalf("queue length = %d after three changes to one pod; want 1", n)
 	}
@@ -259,9 +259,9 @@ func TestKeysCoalesce(t *testing.T) {
 		for c.processNextItem(ctx, "worker1") {
 		}
 	}()
-	out.Wait(t, 1, "worker1  sync      "+ns+"/busy ", "labels=v=3")
+	out.Wait(t, 1, show.Prefix("worker1", "sync", ns+"/busy"), "labels=v=3")
 	c.queue.ShutDownWithDrain()
-	if n := out.Count("worker1  sync      " + ns + "/busy "); n != 1 {
+	if n := out.Count(show.Prefix("worker1", "sync", "") + ns + "/busy "); n != 1 {
 		t.Errorf("want exactly one sync for three changes, got %d:\n%s", n, out.String())
 	}
 }
@@ -295,7 +295,7 @@ func TestChangeWhileSyncing(t *testing.T) {
 	out.Wait(t, 1, " sync      "+ns+"/busy ", "labels=v=2")
 	testenv.WantOrder(t, out.String(),
 		" sync      "+ns+"/busy ", "labels=v=1",
-		"fifo     Updated   "+ns+"/busy ",
+		show.Prefix("fifo", "Updated", ns+"/busy"),
 		"-- "+ns+"/busy is being synced: the workqueue hands it out once more after Done",
 		" sync      "+ns+"/busy ", "labels=v=2")
 	if n := out.Count("is already waiting in the workqueue"); n != 0 {
@@ -323,8 +323,8 @@ func TestSurvivesAPIServerRestart(t *testing.T) {
 		perObject bool
 		tombstone []string
 	}{
-		{"atomic", false, []string{"fifo     OnDelete  ", "/goes ", "not in the new list (tombstone)"}},
-		{"per-object", true, []string{"fifo     Deleted   ", "/goes ", "(tombstone)"}},
+		{"atomic", false, []string{show.Prefix("fifo", "OnDelete", ""), "/goes ", "not in the new list (tombstone)"}},
+		{"per-object", true, []string{show.Prefix("fifo", "Deleted", ""), "/goes ", "(tombstone)"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			c := testenv.Plain(t)
@@ -336,8 +336,8 @@ func TestSurvivesAPIServerRestart(t *testing.T) {
 				opts.fifo = "per-object"
 			}
 			out := startStep(t, ns, opts)
-			out.Wait(t, 1, "worker1  sync      "+ns+"/goes ")
-			out.Wait(t, 1, "worker1  sync      "+ns+"/stays ")
+			out.Wait(t, 1, show.Prefix("worker1", "sync", ns+"/goes"))
+			out.Wait(t, 1, show.Prefix("worker1", "sync", ns+"/stays"))
 
 			c.RestartAPIServer(t, func(other kubernetes.Interface) {
 				if err := scene.Delete(ctx, other, ns, "goes"); err != nil {
@@ -350,15 +350,15 @@ func TestSurvivesAPIServerRestart(t *testing.T) {
 			})
 
 			out.Wait(t, 1, mode.tombstone...)
-			out.Wait(t, 1, "worker1  sync      "+ns+"/goes ", "gone from the cache")
-			out.Wait(t, 1, "worker1  sync      "+ns+"/arrives ")
-			out.Wait(t, 1, "worker1  sync      "+ns+"/stays ", "labels=app=y")
+			out.Wait(t, 1, show.Prefix("worker1", "sync", ns+"/goes"), "gone from the cache")
+			out.Wait(t, 1, show.Prefix("worker1", "sync", ns+"/arrives"))
+			out.Wait(t, 1, show.Prefix("worker1", "sync", ns+"/stays"), "labels=app=y")
 			if mode.perObject {
 				return
 			}
 			// 重新 List 是一個 ReplacedAll，帶著重新啟動後存在的兩個 Pod。
 			// The relist is one ReplacedAll carrying the two pods that exist after the restart.
-			if n := out.Count("queue    Replace   2 pods ", "-> one ReplacedAll delta"); n != 2 {
+			if n := out.Count(show.Prefix("queue", "Replace", "")+"2 pods ", "-> one ReplacedAll delta"); n != 2 {
 				t.Errorf("want two Replace pushes of 2 pods (list, relist), got %d:\n%s", n, out.String())
 			}
 		})
@@ -418,7 +418,7 @@ func TestWorkersAndBurst(t *testing.T) {
 	}
 	// 20 次變化加上兩次拿掉標籤：每個 Pod 11 次推進。 / 20 changes plus two removals: 11 pushes per pod.
 	for _, n := range []string{"one", "two"} {
-		out.Wait(t, 11, "queue    Update    "+ns+"/"+n+" ")
+		out.Wait(t, 11, show.Prefix("queue", "Update", "")+ns+"/"+n+" ")
 	}
 	var last map[string]string
 	var workers map[string]bool
@@ -442,7 +442,7 @@ func TestWorkersAndBurst(t *testing.T) {
 	testenv.Poll(t, "the last syncs to show the final state; output so far:", settled, out)
 	// 初始清單的兩個 Pod（一個 Replace）與它們的兩次同步，加上 22 次推進；同步必須比推進少：有合併。
 	// The initial list's two pods (one Replace) and their two syncs, plus 22 pushes: fewer syncs than pushes means merging.
-	if pushes := 2 + out.Count("queue    Update    ", ns+"/"); syncs >= pushes {
+	if pushes := 2 + out.Count(show.Prefix("queue", "Update", ""), ns+"/"); syncs >= pushes {
 		t.Errorf("%d syncs for %d pushes; with 200ms syncs, changes arriving meanwhile should have merged:\n%s", syncs, pushes, out.String())
 	}
 	if len(workers) < 2 {
@@ -503,15 +503,15 @@ func TestCtrlCDrainsQueuedKeys(t *testing.T) {
 		out, stop := startStopping(t, cs, ns, options{workers: 1, maxRetries: 5, baseDelay: 5 * time.Millisecond, syncTime: time.Hour})
 		// 一行 sync 出現時，唯一的 worker 就卡在它的假工作裡：其餘的 key 都還在佇列裡。
 		// Once one sync line shows, the only worker is stuck in its pretend work: the other keys are still queued.
-		out.Wait(t, 1, "worker1  sync      "+ns+"/")
-		if n := out.Count("worker1  sync      "); n != 1 {
+		out.Wait(t, 1, show.Prefix("worker1", "sync", "")+ns+"/")
+		if n := out.Count(show.Prefix("worker1", "sync", "")); n != 1 {
 			t.Fatalf("%d syncs before Ctrl-C; want exactly the one in progress:\n%s", n, out)
 		}
 		stop()
 
 		_, after := splitAtShutdown(t, out.String())
 		for _, n := range names {
-			if c := out.Count("worker1  sync      " + ns + "/" + n + " "); c != 1 {
+			if c := out.Count(show.Prefix("worker1", "sync", "") + ns + "/" + n + " "); c != 1 {
 				t.Errorf("%s synced %d times; want once, the queued keys drained:\n%s", n, c, out)
 			}
 		}
@@ -527,7 +527,7 @@ func TestCtrlCDrainsQueuedKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, stop := startStopping(t, cs, ns, options{workers: 1, maxRetries: 5, baseDelay: time.Hour})
-		out.Wait(t, 1, "worker1  FAILED    "+ns+"/broken ", "retry 1/5 in ")
+		out.Wait(t, 1, show.Prefix("worker1", "FAILED", ns+"/broken"), "retry 1/5 in ")
 		stop()
 
 		_, after := splitAtShutdown(t, out.String())

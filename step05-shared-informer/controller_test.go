@@ -7,6 +7,7 @@ import (
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
@@ -27,18 +28,18 @@ func TestControllerDemo(t *testing.T) {
 	ns := "default"
 	testenv.BeforePod(t, cs, ns)
 	out := startStepOn(t, cs, ns, options{controller: true})
-	out.Wait(t, 1, "worker1  sync      default/before ")
+	out.Wait(t, 1, show.Prefix("worker1", "sync", "default/before"))
 
 	c.OneChangeAtATime(t, ns, func(change string) {
-		out.Wait(t, 1, "worker1  sync      default/demo ", testenv.DemoAfter[change])
+		out.Wait(t, 1, show.Prefix("worker1", "sync", "default/demo"), testenv.DemoAfter[change])
 	})
 	resumeKwok := c.Pause(t, "kwok")
 	if err := scene.Delete(ctx, cs, ns, "demo"); err != nil {
 		t.Fatal(err)
 	}
-	out.Wait(t, 1, "worker1  sync      default/demo ", "(deleting)")
+	out.Wait(t, 1, show.Prefix("worker1", "sync", "default/demo"), "(deleting)")
 	resumeKwok()
-	out.Wait(t, 1, "worker1  sync      default/demo ", "not in the lister: the pod was deleted")
+	out.Wait(t, 1, show.Prefix("worker1", "sync", "default/demo"), "not in the lister: the pod was deleted")
 	golden.Check(t, "controller", golden.CollapseRepeats(golden.StripVersions(out.String())))
 }
 
@@ -53,11 +54,11 @@ func TestControllerRetries(t *testing.T) {
 	ns := c.Namespace(t)
 	testenv.CreatePod(t, cs, ns, "demo", nil)
 	out := startStepOn(t, cs, ns, options{controller: true})
-	out.Wait(t, 1, "worker1  sync      "+ns+"/demo ")
+	out.Wait(t, 1, show.Prefix("worker1", "sync", ns+"/demo"))
 	if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, new("true")); err != nil {
 		t.Fatal(err)
 	}
-	out.Wait(t, 1, "worker1  FAILED    "+ns+"/demo ", "giving up after 5 retries")
+	out.Wait(t, 1, show.Prefix("worker1", "FAILED", ns+"/demo"), "giving up after 5 retries")
 	for i := 1; i <= maxRetries; i++ {
 		if n := out.Count("FAILED", fmt.Sprintf("retry %d/5", i)); n != 1 {
 			t.Errorf("retry %d/5 appears %d times; want once:\n%s", i, n, out.String())
@@ -66,7 +67,7 @@ func TestControllerRetries(t *testing.T) {
 	if _, err := scene.Annotate(ctx, cs, ns, "demo", failAnnotation, nil); err != nil {
 		t.Fatal(err)
 	}
-	out.Wait(t, 2, "worker1  sync      "+ns+"/demo ")
+	out.Wait(t, 2, show.Prefix("worker1", "sync", ns+"/demo"))
 }
 
 // 情境：三個 worker 並行處理一陣密集的變化；每個 Pod 在最後一個變化之後都再同步一次，看到的是最新的狀態；

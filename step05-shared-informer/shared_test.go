@@ -21,6 +21,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
@@ -93,14 +94,14 @@ func TestDemo(t *testing.T) {
 	got := out.String()
 	testenv.WantOrder(t, got,
 		"(the same Indexer: true)",
-		"printer  OnAdd     default/before           phase=Running node=kwok-node-0 labels=app=demo (initial list)",
+		show.Event{Source: "printer", What: "OnAdd", Key: "default/before", Detail: "phase=Running node=kwok-node-0 labels=app=demo (initial list)"}.Text(),
 		"-- WaitForCacheSyncWithContext: Synced=map[*v1.Pod:true]; printer's registration HasSynced=true",
-		"late     OnAdd     default/before           phase=Running node=kwok-node-0 labels=app=demo (initial list)",
+		show.Event{Source: "late", What: "OnAdd", Key: "default/before", Detail: "phase=Running node=kwok-node-0 labels=app=demo (initial list)"}.Text(),
 		"RemoveEventHandler",
 		`Get("before"): phase=Running node=kwok-node-0 labels=app=demo, 0 managedFields entries`,
 		"watching from there",
-		"printer  OnAdd     default/demo             phase=Pending labels=app=demo",
-		"printer  OnDelete  default/demo             final state: phase=Running",
+		show.Event{Source: "printer", What: "OnAdd", Key: "default/demo", Detail: "phase=Pending labels=app=demo"}.Text(),
+		show.Event{Source: "printer", What: "OnDelete", Key: "default/demo", Detail: "final state: phase=Running"}.Text(),
 	)
 	if n := strings.Count(got, "\nlate "); n != 1 {
 		t.Errorf("the late handler printed %d lines; want 1 (its synthetic add), nothing after RemoveEventHandler:\n%s", n, got)
@@ -128,8 +129,8 @@ func TestOneWatchForEveryone(t *testing.T) {
 	out.Wait(t, 1, "watching from there")
 	testenv.CreatePod(t, c.Client(), ns, "other", map[string]string{"app": "other"})
 	testenv.CreatePod(t, c.Client(), ns, "demo", map[string]string{"app": "demo"})
-	out.Wait(t, 1, "printer  OnAdd     "+ns+"/demo ")
-	out.Wait(t, 1, "slow     OnAdd     "+ns+"/demo ")
+	out.Wait(t, 1, show.Prefix("printer", "OnAdd", ns+"/demo"))
+	out.Wait(t, 1, show.Prefix("slow", "OnAdd", ns+"/demo"))
 
 	// 同一條 watch 上的事件依序到達："other" 先建立，它若符合選擇器，會比 demo 先出現。
 	// Events on one watch arrive in order: "other" was created first, so had it matched it would have come before demo.
@@ -197,16 +198,16 @@ func TestDemoSlowHandler(t *testing.T) {
 	})
 	out.Wait(t, 1, "watching from there")
 	close(gates[0])
-	out.Wait(t, 1, "slow     OnAdd     default/before ", "[0 behind printer]")
+	out.Wait(t, 1, show.Prefix("slow", "OnAdd", "default/before"), "[0 behind printer]")
 	demo(t, cs, ns, out)
 	close(gates[1])
-	out.Wait(t, 1, "slow     OnDelete  default/demo ", "[0 behind printer]")
+	out.Wait(t, 1, show.Prefix("slow", "OnDelete", "default/demo"), "[0 behind printer]")
 
 	got := out.String()
 	testenv.WantOrder(t, got,
 		"slow's registration HasSynced=false",
-		"printer  OnDelete  default/demo ",
-		"slow     OnAdd     default/demo             phase=Pending labels=app=demo [6 behind printer]",
+		show.Prefix("printer", "OnDelete", "default/demo"),
+		show.Event{Source: "slow", What: "OnAdd", Key: "default/demo", Detail: "phase=Pending labels=app=demo [6 behind printer]"}.Text(),
 	)
 	golden.Check(t, "slow", golden.StripVersions(got))
 
@@ -258,7 +259,7 @@ func TestStartTooEarly(t *testing.T) {
 	correct := startStepOn(t, c.Client(), ns, options{})
 	correct.Wait(t, 1, "watching from there")
 	testenv.CreatePod(t, c.Client(), ns, "demo", nil)
-	correct.Wait(t, 1, "printer  OnAdd     "+ns+"/demo ")
+	correct.Wait(t, 1, show.Prefix("printer", "OnAdd", ns+"/demo"))
 
 	testenv.WantOrder(t, mistaken.String(),
 		"factory.StartWithContext called before any informer was requested: it started nothing",
@@ -293,7 +294,7 @@ func TestTombstoneThroughDeletedObject(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	out.Wait(t, 1, "printer  OnDelete  "+ns+"/goes ", "tombstone; last known, maybe stale: phase=Pending labels=app=x")
+	out.Wait(t, 1, show.Prefix("printer", "OnDelete", ns+"/goes"), "tombstone; last known, maybe stale: phase=Pending labels=app=x")
 }
 
 // 情境：--mutate-cache 直接改了快取裡的 Pod。開著 KUBE_CACHE_MUTATION_DETECTOR=true，

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 )
@@ -147,7 +148,7 @@ func TestLeastPrivilege(t *testing.T) {
 		out.Wait(t, 1, "watching from there")
 		testenv.CreatePod(t, c.Client(), ns, "late", map[string]string{"app": "demo"})
 		// 這個 Pod 只能經由下一次重新 LIST 到達。 / This pod can only arrive through the next relist.
-		out.Wait(t, 1, "pods     OnAdd     "+ns+"/late ")
+		out.Wait(t, 1, show.Prefix("pods", "OnAdd", ns+"/late"))
 		testenv.Poll(t, "three refused watches of pods", func() bool { return countForbiddenWatches(trace.String()) >= 3 }, trace)
 		lists, watches := 0, 0
 		for line := range strings.Lines(trace.String()) {

@@ -16,6 +16,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 	"github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/generated/clientset/versioned"
@@ -94,7 +95,7 @@ func TestDemo(t *testing.T) {
 		return run(ctx, cfg, ns, opts, out)
 	})
 	echo := func(n int, change string) {
-		out.Wait(t, n, "tallies  OnUpdate  default/app-demo ", "generation 1 unchanged (status count "+change+"): skipped")
+		out.Wait(t, n, show.Prefix("tallies", "OnUpdate", "default/app-demo"), "generation 1 unchanged (status count "+change+"): skipped")
 	}
 	out.Wait(t, 1, "watching from there")
 	echo(1, "0 -> 1")
@@ -103,7 +104,7 @@ func TestDemo(t *testing.T) {
 		case "created":
 			echo(1, "1 -> 2")
 		case "labelled":
-			out.Wait(t, 1, "worker1  sync      default/app-demo ", "status up to date")
+			out.Wait(t, 1, show.Prefix("worker1", "sync", "default/app-demo"), "status up to date")
 		case "deleted":
 			echo(1, "2 -> 1")
 		}
@@ -112,11 +113,11 @@ func TestDemo(t *testing.T) {
 	testenv.WantOrder(t, got,
 		"-- installed CRD podtallies.lab.informer-walkthrough.github.io; waiting until it is Established",
 		"-- created PodTally default/app-demo (selector app=demo)",
-		"tallies  OnAdd     default/app-demo ",
-		"pods     OnAdd     default/before ",
+		show.Prefix("tallies", "OnAdd", "default/app-demo"),
+		show.Prefix("pods", "OnAdd", "default/before"),
 		"watching from there",
-		"worker1  status    default/app-demo         UpdateStatus: count 0 -> 1, observedGeneration 0 -> 1",
-		"pods     OnDelete  default/demo ",
+		show.Event{Source: "worker1", What: "status", Key: "default/app-demo", Detail: "UpdateStatus: count 0 -> 1, observedGeneration 0 -> 1"}.Text(),
+		show.Prefix("pods", "OnDelete", "default/demo"),
 	)
 	golden.Check(t, "demo", golden.StripVersions(got))
 	tallyStatus(t, c, ns, "app-demo", "count 1, pods [before]", func(p *labv1alpha1.PodTally) bool {
@@ -135,16 +136,16 @@ func playScene(t *testing.T, c *testenv.Cluster, ns string, out *testenv.Output)
 	t.Helper()
 	cs := c.Client()
 	echo := func(change string) {
-		out.Wait(t, 1, "tallies  OnUpdate  "+ns+"/app-demo ", "(status count "+change+"): skipped")
+		out.Wait(t, 1, show.Prefix("tallies", "OnUpdate", ns+"/app-demo"), "(status count "+change+"): skipped")
 	}
 	out.Wait(t, 1, "watching from there")
 	// 先等第一次寫入（observedGeneration 0 -> 1）的回音：它與下一個 Pod 的 OnAdd 來自兩個 informer，順序不固定。
 	// Wait for the first write's echo (observedGeneration 0 -> 1) first: it and the next pod's OnAdd come from two informers, in no fixed order.
-	out.Wait(t, 1, "tallies  OnUpdate  "+ns+"/app-demo ", "(status changed): skipped")
+	out.Wait(t, 1, show.Prefix("tallies", "OnUpdate", ns+"/app-demo"), "(status changed): skipped")
 	testenv.CreatePod(t, cs, ns, "one", map[string]string{"app": "demo"})
 	echo("0 -> 1")
 	testenv.CreatePod(t, cs, ns, "two", map[string]string{"app": "other"})
-	out.Wait(t, 1, "pods     OnAdd     "+ns+"/two ", "no tally selects it")
+	out.Wait(t, 1, show.Prefix("pods", "OnAdd", ns+"/two"), "no tally selects it")
 	if _, err := scene.Label(t.Context(), cs, ns, "two", "app", new("demo")); err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestSpecChangesAndBadSelectors(t *testing.T) {
 	if _, err := tallies.Update(t.Context(), demo, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	out.Wait(t, 1, "tallies  OnUpdate  "+ns+"/app-demo ", `generation 1 -> 2, selector "app=demo" -> "tier=db": queued`)
+	out.Wait(t, 1, show.Prefix("tallies", "OnUpdate", ns+"/app-demo"), `generation 1 -> 2, selector "app=demo" -> "tier=db": queued`)
 	tallyStatus(t, c, ns, "app-demo", "count 0 at generation 2", func(p *labv1alpha1.PodTally) bool {
 		return p.Status.ObservedGeneration == 2 && p.Status.Count == 0
 	})
@@ -246,7 +247,7 @@ func TestStaleWrites(t *testing.T) {
 		out := startStep(t, c.Config(), ns, options{demoTally: true, staleWrite: true})
 		tallyStatus(t, c, ns, "app-demo", "count 1", countIs(1))
 		testenv.CreatePod(t, c.Client(), ns, "two", map[string]string{"app": "demo"})
-		out.Wait(t, 1, "worker1  FAILED    "+ns+"/app-demo ", "409 Conflict", "giving up after 5 retries")
+		out.Wait(t, 1, show.Prefix("worker1", "FAILED", ns+"/app-demo"), "409 Conflict", "giving up after 5 retries")
 		if n := out.Count("409 Conflict"); n != maxRetries+1 {
 			t.Errorf("%d conflicts; want %d (the first try and %d retries):\n%s", n, maxRetries+1, maxRetries, out.String())
 		}
@@ -262,9 +263,9 @@ func TestStaleWrites(t *testing.T) {
 		testenv.CreatePod(t, c.Client(), ns, "two", map[string]string{"app": "demo"})
 		tallyStatus(t, c, ns, "app-demo", "count 2", countIs(2))
 		testenv.WantOrder(t, out.String(),
-			"worker1  status    "+ns+"/app-demo ", "UpdateStatus from the kept copy: count 0 -> 2",
-			"worker1  conflict  "+ns+"/app-demo ", "reading it again from the API server",
-			"worker1  status    "+ns+"/app-demo ", "UpdateStatus: count 1 -> 2")
+			show.Prefix("worker1", "status", ns+"/app-demo"), "UpdateStatus from the kept copy: count 0 -> 2",
+			show.Prefix("worker1", "conflict", ns+"/app-demo"), "reading it again from the API server",
+			show.Prefix("worker1", "status", ns+"/app-demo"), "UpdateStatus: count 1 -> 2")
 		if out.Count("FAILED") != 0 {
 			t.Errorf("a sync failed although RetryOnConflict re-read the tally:\n%s", out.String())
 		}

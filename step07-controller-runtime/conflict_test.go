@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 )
@@ -72,8 +73,8 @@ func TestConflictReturnsTheError(t *testing.T) {
 		t.Fatalf("Reconcile: %v; want the 409 Conflict returned\n%s", err, out.String())
 	}
 	testenv.WantOrder(t, out.String(),
-		"podtally Reconcile "+ns+"/app-demo ", "UpdateStatus: count 0 -> 1",
-		"podtally Reconcile "+ns+"/app-demo ", "409 Conflict: returning the error; controller-runtime queues the key again")
+		show.Prefix("podtally", "Reconcile", ns+"/app-demo"), "UpdateStatus: count 0 -> 1",
+		show.Prefix("podtally", "Reconcile", ns+"/app-demo"), "409 Conflict: returning the error; controller-runtime queues the key again")
 	if _, err := r.Reconcile(t.Context(), reconcile.Request{NamespacedName: key}); err != nil {
 		t.Fatalf("the second Reconcile: %v\n%s", err, out.String())
 	}
@@ -102,9 +103,9 @@ func TestConflictRereadsThroughTheAPIReader(t *testing.T) {
 		t.Fatalf("Reconcile: %v\n%s", err, out.String())
 	}
 	testenv.WantOrder(t, out.String(),
-		"podtally Reconcile "+ns+"/app-demo ", "UpdateStatus: count 0 -> 1",
-		"podtally Reconcile "+ns+"/app-demo ", "409 Conflict: reading the tally again through the APIReader (not the cache)",
-		"podtally Reconcile "+ns+"/app-demo ", "UpdateStatus from the fresh copy: count 0 -> 1")
+		show.Prefix("podtally", "Reconcile", ns+"/app-demo"), "UpdateStatus: count 0 -> 1",
+		show.Prefix("podtally", "Reconcile", ns+"/app-demo"), "409 Conflict: reading the tally again through the APIReader (not the cache)",
+		show.Prefix("podtally", "Reconcile", ns+"/app-demo"), "UpdateStatus from the fresh copy: count 0 -> 1")
 	waitTally(t, c, ns, "app-demo", "count 1 after the retry", func(p *labv1alpha1.PodTally) bool {
 		return p.Status.Count == 1 && p.Annotations["informer-lab/touched"] == "yes"
 	})

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 )
@@ -64,7 +65,7 @@ func TestLeaderElection(t *testing.T) {
 	b.out.Wait(t, 1, "trace: GET /api/v1/namespaces/"+ns+"/pods?", "watch=true -> 200")
 	b.out.Wait(t, 1, "trace: GET /api/v1/namespaces/"+ns+"/configmaps?", "watch=true -> 200")
 	testenv.CreatePod(t, c.Client(), ns, "one", map[string]string{"app": "demo"})
-	a.out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ", "UpdateStatus: count 0 -> 1")
+	a.out.Wait(t, 1, show.Prefix("podtally", "Reconcile", ns+"/app-demo"), "UpdateStatus: count 0 -> 1")
 	// Reconcile 先印出要寫什麼，才寫；殺掉 a 之前要等那次寫入真的到了 API server，否則 b 會從 0 開始數。
 	// Reconcile prints what it will write before it writes; before a is killed, the write must have reached the API
 	// server, or b would count from 0.
@@ -93,7 +94,7 @@ func TestLeaderElection(t *testing.T) {
 		t.Errorf("b took over %s after the leader died; want within the lease duration (%s) and two jittered retries", took.Round(100*time.Millisecond), lease)
 	}
 	testenv.CreatePod(t, c.Client(), ns, "two", map[string]string{"app": "demo"})
-	b.out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ", "count 1 -> 2")
+	b.out.Wait(t, 1, show.Prefix("podtally", "Reconcile", ns+"/app-demo"), "count 1 -> 2")
 	waitTally(t, c, ns, "app-demo", "count 2", func(p *labv1alpha1.PodTally) bool { return p.Status.Count == 2 })
 
 	t.Run("without-leader-election", func(t *testing.T) {
@@ -105,7 +106,7 @@ func TestLeaderElection(t *testing.T) {
 		y.out.Wait(t, 1, "watching from there")
 		testenv.CreatePod(t, c.Client(), ns, "one", map[string]string{"app": "demo"})
 		for _, r := range []*replica{x, y} {
-			r.out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ", `1 pod matches "app=demo": one`)
+			r.out.Wait(t, 1, show.Prefix("podtally", "Reconcile", ns+"/app-demo"), `1 pod matches "app=demo": one`)
 		}
 		if err := x.cmd.Process.Signal(os.Interrupt); err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
@@ -39,7 +40,7 @@ func TestUnaskedInformerDrill(t *testing.T) {
 			cfg.Wrap(cli.Tracer(trace))
 			out := startStep(t, cfg, ns, options{readService: "web", failOnMissingInformer: tc.fix})
 			out.Wait(t, 1, tc.note)
-			out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ")
+			out.Wait(t, 1, show.Prefix("podtally", "Reconcile", ns+"/app-demo"))
 			var got []string
 			for line := range strings.Lines(trace.String()) {
 				if strings.Contains(line, services) {

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 )
@@ -107,14 +108,14 @@ func TestLeastPrivilege(t *testing.T) {
 	freshTally(t, c, ns, "app-demo", "app=demo")
 	testenv.CreatePod(t, c.Client(), ns, "one", map[string]string{"app": "demo"})
 	out := startStep(t, cfg, ns, options{})
-	out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ", "finalizer added; report app-demo-report applied")
+	out.Wait(t, 1, show.Prefix("podtally", "Reconcile", ns+"/app-demo"), "finalizer added; report app-demo-report applied")
 	waitTally(t, c, ns, "app-demo", "count 1 with the finalizer, written by the ServiceAccount", func(p *labv1alpha1.PodTally) bool {
 		return p.Status.Count == 1 && len(p.Finalizers) == 1 && p.Finalizers[0] == finalizer
 	})
 	if _, err := scene.DeleteTally(t.Context(), c.Client(), ns, "app-demo", testenv.WaitTimeout); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ", "not in the cache")
+	out.Wait(t, 1, show.Prefix("podtally", "Reconcile", ns+"/app-demo"), "not in the cache")
 	if n := out.Count("FAILED") + out.Count("409 Conflict"); n != 0 || strings.Contains(out.String(), "forbidden") {
 		t.Errorf("a write failed under the generated role:\n%s", out.String())
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/informer-walkthrough/informer-walkthrough/internal/golden"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/pagetest"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 	"github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/generated/clientset/versioned"
@@ -236,7 +237,7 @@ func TestDemo(t *testing.T) {
 		return run(ctx, cfg, ns, opts, out)
 	})
 	dropped := func(n int) {
-		out.Wait(t, n, "tallies  OnUpdate  default/app-demo ", "GenerationChangedPredicate drops it")
+		out.Wait(t, n, show.Prefix("tallies", "OnUpdate", "default/app-demo"), "GenerationChangedPredicate drops it")
 	}
 	// 控制器自己寫的報告與索引，要等 ConfigMap 的 informer 收到（不印出來的事件）才往下走：不然下一次 Reconcile
 	// 可能從還沒跟上的快取讀，多寫一次（README 沒有這樣的一行）。
@@ -248,7 +249,7 @@ func TestDemo(t *testing.T) {
 		out.WaitEvents(t, n, "reports", what, "default/"+indexName)
 	}
 	out.Wait(t, 1, "watching from there")
-	out.Wait(t, 1, "podtally Reconcile default/app-demo ", "finalizer added; report app-demo-report applied")
+	out.Wait(t, 1, show.Prefix("podtally", "Reconcile", "default/app-demo"), "finalizer added; report app-demo-report applied")
 	dropped(1)
 	written(1, "OnAdd")
 	testenv.DemoScene(t, cs, ns, func(change string) {
@@ -257,7 +258,7 @@ func TestDemo(t *testing.T) {
 			dropped(2)
 			written(1, "OnUpdate")
 		case "labelled":
-			out.Wait(t, 1, "podtally Reconcile default/app-demo ", "status up to date, nothing to write")
+			out.Wait(t, 1, show.Prefix("podtally", "Reconcile", "default/app-demo"), "status up to date, nothing to write")
 		case "deleted":
 			dropped(3)
 			written(2, "OnUpdate")
@@ -266,23 +267,23 @@ func TestDemo(t *testing.T) {
 	if err := scene.DeleteConfigMap(ctx, cs, ns, "app-demo-report", testenv.WaitTimeout); err != nil {
 		t.Fatal(err)
 	}
-	out.Wait(t, 4, "podtally Reconcile default/app-demo ", "report app-demo-report applied")
+	out.Wait(t, 4, show.Prefix("podtally", "Reconcile", "default/app-demo"), "report app-demo-report applied")
 	out.WaitEvents(t, 2, "reports", "OnAdd", "default/app-demo-report")
 	resume := c.Pause(t, "kube-controller-manager")
 	uid, err := scene.DeleteTally(ctx, cs, ns, "app-demo", testenv.WaitTimeout)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	out.Wait(t, 1, "podtally Reconcile default/app-demo ", "not in the cache")
+	out.Wait(t, 1, show.Prefix("podtally", "Reconcile", "default/app-demo"), "not in the cache")
 	resume()
 	// garbage collector 每 30 秒才發現一次新的資源種類（這個 CRD 才剛裝好），所以等得比平常久。
 	// The garbage collector discovers new kinds only every 30 seconds (this CRD is new), so the wait is longer than usual.
 	if _, err := scene.OwnedConfigMapsGone(ctx, cs, ns, uid, 90*time.Second); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	out.Wait(t, 2, "podtally Reconcile default/app-demo ", "not in the cache")
+	out.Wait(t, 2, show.Prefix("podtally", "Reconcile", "default/app-demo"), "not in the cache")
 	got := out.String()
-	if n := out.Count("podtally Reconcile "); n != 8 {
+	if n := out.Count(show.Prefix("podtally", "Reconcile", "")); n != 8 {
 		t.Errorf("%d Reconciles; want 8 (the first, create, label, delete, the deleted report, the tally being deleted, gone, gone again after its report): no write of the controller's own may trigger one\n%s", n, got)
 	}
 	golden.Check(t, "demo", golden.StripVersions(got))
@@ -326,7 +327,7 @@ func TestOneWatchPerType(t *testing.T) {
 	cfg.Wrap(cli.Tracer(trace))
 	out := startStep(t, cfg, ns, options{})
 	out.Wait(t, 1, "watching from there")
-	out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ")
+	out.Wait(t, 1, show.Prefix("podtally", "Reconcile", ns+"/app-demo"))
 	var watches []string
 	for line := range strings.Lines(trace.String()) {
 		if strings.Contains(line, "watch=true") {
@@ -380,11 +381,11 @@ func TestBadSelectorAndSpecChange(t *testing.T) {
 	if _, err := versioned.NewForConfigOrDie(c.Config()).LabV1alpha1().PodTallies(ns).Update(t.Context(), demo, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	out.Wait(t, 1, "tallies  OnUpdate  "+ns+"/app-demo ", "generation 1 -> 2: reconcile")
+	out.Wait(t, 1, show.Prefix("tallies", "OnUpdate", ns+"/app-demo"), "generation 1 -> 2: reconcile")
 	waitTally(t, c, ns, "app-demo", "count 0 at generation 2", func(p *labv1alpha1.PodTally) bool {
 		return p.Status.ObservedGeneration == 2 && p.Status.Count == 0
 	})
-	if n := out.Count("podtally Reconcile "+ns+"/bad ", "does not parse"); n != 1 {
+	if n := out.Count(show.Prefix("podtally", "Reconcile", ns+"/bad"), "does not parse"); n != 1 {
 		t.Errorf("the bad tally was reconciled %d times; want once (no retry, and its own status write filtered):\n%s", n, out.String())
 	}
 }
@@ -407,7 +408,7 @@ func TestMetrics(t *testing.T) {
 	addr := l.Addr().String()
 	_ = l.Close()
 	out := startStep(t, c.Config(), ns, options{metricsAddr: addr})
-	out.Wait(t, 1, "podtally Reconcile "+ns+"/app-demo ")
+	out.Wait(t, 1, show.Prefix("podtally", "Reconcile", ns+"/app-demo"))
 	var body string
 	testenv.Poll(t, "the metrics endpoint", func() bool {
 		resp, err := http.Get("http://" + addr + "/metrics")

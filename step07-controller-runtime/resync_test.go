@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
@@ -33,13 +34,13 @@ func TestSyncPeriodDrill(t *testing.T) {
 		cfg := c.Config()
 		cfg.Wrap(cli.Tracer(trace))
 		out := startStep(t, cfg, ns, options{syncPeriod: 2 * time.Second})
-		resync := []string{"tallies  OnUpdate  " + ns + "/app-demo ", dropped, "unchanged), generation 1 unchanged: GenerationChangedPredicate drops it"}
+		resync := []string{show.Prefix("tallies", "OnUpdate", "") + ns + "/app-demo ", dropped, "unchanged), generation 1 unchanged: GenerationChangedPredicate drops it"}
 		// 第一次 resync 的時候，第一次 Reconcile 的寫入早就結束了；從這裡開始數請求。
 		// By the first resync the first Reconcile's writes are long done; requests are counted from here.
 		out.Wait(t, 1, resync...)
 		requests := strings.Count(trace.String(), "trace: ")
 		out.Wait(t, 3, resync...)
-		if n := out.Count("podtally Reconcile "); n != 1 {
+		if n := out.Count(show.Prefix("podtally", "Reconcile", "")); n != 1 {
 			t.Errorf("%d Reconciles; want only the first: a resync never passes GenerationChangedPredicate\n%s", n, out.String())
 		}
 		if after := strings.Count(trace.String(), "trace: "); after != requests {
@@ -48,10 +49,10 @@ func TestSyncPeriodDrill(t *testing.T) {
 	})
 	t.Run("fixed", func(t *testing.T) {
 		out := startStep(t, c.Config(), ns, options{syncPeriod: 2 * time.Second, reconcileResyncs: true})
-		out.Wait(t, 2, "tallies  OnUpdate  "+ns+"/app-demo ", dropped, "unchanged): reconcile")
+		out.Wait(t, 2, show.Prefix("tallies", "OnUpdate", ns+"/app-demo"), dropped, "unchanged): reconcile")
 		testenv.WantOrder(t, out.String(),
-			"tallies  OnUpdate  "+ns+"/app-demo ", "unchanged): reconcile",
-			"podtally Reconcile "+ns+"/app-demo ", "status up to date")
-		out.Wait(t, 3, "podtally Reconcile "+ns+"/app-demo ")
+			show.Prefix("tallies", "OnUpdate", ns+"/app-demo"), "unchanged): reconcile",
+			show.Prefix("podtally", "Reconcile", ns+"/app-demo"), "status up to date")
+		out.Wait(t, 3, show.Prefix("podtally", "Reconcile", ns+"/app-demo"))
 	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
@@ -27,7 +28,7 @@ func TestStormDrill(t *testing.T) {
 	c := testenv.Plain(t)
 	installCRD(t, c)
 	ns := c.Namespace(t)
-	reconciles := "podtally Reconcile " + ns + "/app-demo "
+	reconciles := show.Prefix("podtally", "Reconcile", "") + ns + "/app-demo "
 	t.Run("storm", func(t *testing.T) {
 		freshTally(t, c, ns, "app-demo", "app=demo")
 		out := startStep(t, c.Config(), ns, options{stamp: true, noPredicate: true})
@@ -39,7 +40,7 @@ func TestStormDrill(t *testing.T) {
 		out := startStep(t, c.Config(), ns, options{stamp: true})
 		// 兩次自己的寫入（finalizer 的 Update 與 status）都回來了、都被擋下：之後不會再有 Reconcile。
 		// Both own writes (the finalizer's Update and the status) have come back and been dropped: no Reconcile follows.
-		out.Wait(t, 2, "tallies  OnUpdate  "+ns+"/app-demo ", "GenerationChangedPredicate drops it")
+		out.Wait(t, 2, show.Prefix("tallies", "OnUpdate", ns+"/app-demo"), "GenerationChangedPredicate drops it")
 		if n := out.Count(reconciles); n != 1 {
 			t.Errorf("%d Reconciles; want 1: the predicate drops the controller's own writes\n%s", n, out.String())
 		}
@@ -52,7 +53,7 @@ func TestStormDrill(t *testing.T) {
 		// Each of the two own writes brings a Reconcile. One that reads a cache still without the status write
 		// writes again and gets 409, and after the requeue has nothing to write. There is one successful status
 		// write, the first: in a storm that number keeps growing.
-		out.Wait(t, 2, "tallies  OnUpdate  "+ns+"/app-demo ", "no predicate: reconcile")
+		out.Wait(t, 2, show.Prefix("tallies", "OnUpdate", ns+"/app-demo"), "no predicate: reconcile")
 		out.Wait(t, 1, reconciles, "nothing to write")
 		if written := out.Count(reconciles, "UpdateStatus") - out.Count(reconciles, "409 Conflict"); written != 1 {
 			t.Errorf("%d status writes went through; want 1: without --stamp the status is written only when it changed\n%s", written, out.String())

@@ -30,6 +30,9 @@ var mu sync.Mutex
 // change the printed line. It is safe to call from several goroutines. When
 // w is a *Stream, the line is an event too.
 func Line(w io.Writer, source, what, key, detail string, fields ...Field) {
+	if len(source) > sourceWidth || len(what) > whatWidth {
+		panic(fmt.Sprintf("show.Line: source %q or what %q is wider than its column (%d, %d)", source, what, sourceWidth, whatWidth))
+	}
 	emit(w, with(Event{Source: source, What: what, Key: key, Detail: detail}, fields))
 }
 

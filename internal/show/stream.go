@@ -55,8 +55,18 @@ func (e Event) Text() string {
 	if e.Note {
 		return "-- " + e.Detail
 	}
-	return strings.TrimRight(fmt.Sprintf("%-8s %-9s %-24s %s", e.Source, e.What, e.Key, e.Detail), " ")
+	return strings.TrimRight(fmt.Sprintf("%-*s %-*s %-24s %s", sourceWidth, e.Source, whatWidth, e.What, e.Key, e.Detail), " ")
 }
+
+// sourceWidth 與 whatWidth 是 source 與 what 兩欄的寬度；更長的名字會把後面的欄位推開，所以 Line 不接受。
+//
+// sourceWidth and whatWidth are the widths of the source and what columns; a
+// longer name would push the columns after it out of line, so Line refuses
+// one.
+const (
+	sourceWidth = 8
+	whatWidth   = 9
+)
 
 // Sink 收到串流的每一筆事件，一次一筆、依 Seq 的順序。規則：Emit 不能阻塞，
 // 因為它在串流的鎖裡執行，慢的接收者會拖慢步驟本身。
@@ -158,4 +168,20 @@ func (s *Stream) Emit(e Event) {
 	for _, sink := range s.sinks {
 		sink.Emit(e)
 	}
+}
+
+// Prefix 是一行事件開頭到 key 為止的樣子，後面接一個空格：source、what 與 key 照 Text 的欄寬排好；
+// key 是空字串時，只到 key 那一欄的開頭。測試用它找一行事件，不必自己數空格；欄寬改了，它跟著改。
+//
+// Prefix is how an event line reads from its start up to its key, followed
+// by a space: source, what and key laid out in Text's columns; with an empty
+// key, only up to where the key column starts. Tests find an event line with
+// it instead of counting spaces themselves; when a column's width changes,
+// it changes with it.
+func Prefix(source, what, key string) string {
+	start := fmt.Sprintf("%-*s %-*s ", sourceWidth, source, whatWidth, what)
+	if key == "" {
+		return start
+	}
+	return start + key + " "
 }
