@@ -89,13 +89,55 @@ func TestLeaderElection(t *testing.T) {
 	// At worst the leader renewed just before it died; b sees that renewal at its next try at the latest, waits a
 	// full lease duration from when it saw it, and takes the Lease at the try after that at the latest. Tries are a
 	// retry period apart plus up to 120 % jitter (client-go leaderelection's JitterFactor 1.2); retry is lease/5.
+	// 最好的情況也有下限：leader 最後一次續約最早在被殺之前一個 retry（它每個 retry 續約一次，不加抖動），
+	// b 從它看到那次續約起要等滿一個租約期限，所以接手不會早於 lease - retry（再留一個 retry 的餘裕）。
+	// There is a lower bound too: the leader's last renewal came at most one retry before the kill (it renews every
+	// retry period, without jitter), and b waits a full lease duration from when it saw that renewal, so it cannot
+	// take over before lease - retry (one more retry is left as slack).
 	retry := lease / 5
-	if took := time.Since(killed); took > lease+2*(retry+retry*12/10)+time.Second {
+	took := time.Since(killed)
+	if took > lease+2*(retry+retry*12/10)+time.Second {
 		t.Errorf("b took over %s after the leader died; want within the lease duration (%s) and two jittered retries", took.Round(100*time.Millisecond), lease)
 	}
+	if took < lease-2*retry {
+		t.Errorf("b took over %s after the leader died; a leader that cannot give the Lease up holds it for most of the lease duration (%s)", took.Round(100*time.Millisecond), lease)
+	}
+	t.Logf("killed leader: b took over after %s (lease %s)", took.Round(100*time.Millisecond), lease)
 	testenv.CreatePod(t, c.Client(), ns, "two", map[string]string{"app": "demo"})
 	b.out.Wait(t, 1, show.Prefix("podtally", "Reconcile", ns+"/app-demo"), "count 1 -> 2")
 	waitTally(t, c, ns, "app-demo", "count 2", func(p *labv1alpha1.PodTally) bool { return p.Status.Count == 2 })
+
+	// 情境：租約期限 20 秒。leader 收到 Ctrl-C 時交出 Lease（LeaderElectionReleaseOnCancel）、以 0 結束，
+	// 另一個副本在下一次嘗試時就接手：最多一個加上抖動的 retry（4 s 加最多 120 %）再加一秒，遠早於被殺時的
+	// 下限（lease - 2 retry = 12 s）。
+	// The story: a 20-second lease. On Ctrl-C the leader gives the Lease up (LeaderElectionReleaseOnCancel) and
+	// exits 0, and the other replica takes over at its next try: within one jittered retry (4 s plus up to 120 %)
+	// and a second, well before the lower bound of a killed leader (lease - 2 retries = 12 s).
+	t.Run("release-on-ctrl-c", func(t *testing.T) {
+		ns := c.Namespace(t)
+		freshTally(t, c, ns, "app-demo", "app=demo")
+		const lease = 20 * time.Second
+		retry := lease / 5
+		args := []string{"--kubeconfig", kc, "-n", ns, "--leader-elect", "--lease-duration", lease.String()}
+		x := startReplica(t, bin, args...)
+		x.out.Wait(t, 1, "elected leader")
+		y := startReplica(t, bin, args...)
+		y.out.Wait(t, 1, "caches synced in this replica; watching from there")
+		stopped := time.Now()
+		if err := x.cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		<-x.done
+		if code := x.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("Ctrl-C: exit %d; want 0\n%s", code, x.out.String())
+		}
+		y.out.Wait(t, 1, "elected leader")
+		took := time.Since(stopped)
+		if took > retry+retry*12/10+time.Second {
+			t.Errorf("y took over %s after the leader's Ctrl-C; a released Lease is taken at the next try (within %s)", took.Round(100*time.Millisecond), retry+retry*12/10+time.Second)
+		}
+		t.Logf("released lease: y took over after %s (lease %s)", took.Round(100*time.Millisecond), lease)
+	})
 
 	t.Run("without-leader-election", func(t *testing.T) {
 		ns := c.Namespace(t)
