@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -391,11 +392,19 @@ func TestBadSelectorAndSpecChange(t *testing.T) {
 }
 
 // 情境：manager 的 /metrics（綁在 127.0.0.1）有 controller-runtime 的 workqueue 與 reconcile metrics，
-// 沒有 Reflector 的 metrics：controller-runtime v0.25.2 不註冊它們。
+// 沒有 Reflector 的 metrics：controller-runtime v0.25.2 不註冊它們。--recount 300ms 時，tally 還在的每次 Reconcile
+// 都回傳 RequeueAfter：reconcile_total 記在 result="requeue_after" 底下（不是 success），而延後的加入也算進
+// workqueue_retries_total，跟 README 說的一樣。刪掉 tally 之後，那次 Reconcile 清掉 finalizer、回傳空的結果，
+// 算成 success。
 //
 // The story: the manager's /metrics (bound to 127.0.0.1) has
 // controller-runtime's workqueue and reconcile metrics, and no reflector
-// metrics: controller-runtime v0.25.2 registers none.
+// metrics: controller-runtime v0.25.2 registers none. With --recount 300ms,
+// every Reconcile of a tally that exists returns RequeueAfter:
+// reconcile_total counts it under result="requeue_after" (not success), and
+// the delayed adds count in workqueue_retries_total, as the README says.
+// Once the tally is deleted, the Reconcile that clears its finalizer returns
+// an empty result and counts as success.
 func TestMetrics(t *testing.T) {
 	c := testenv.Plain(t)
 	installCRD(t, c)
@@ -407,10 +416,10 @@ func TestMetrics(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	_ = l.Close()
-	out := startStep(t, c.Config(), ns, options{metricsAddr: addr})
+	out := startStep(t, c.Config(), ns, options{metricsAddr: addr, recount: 300 * time.Millisecond})
 	out.Wait(t, 1, show.Prefix("podtally", "Reconcile", ns+"/app-demo"))
 	var body string
-	testenv.Poll(t, "the metrics endpoint", func() bool {
+	scrape := func() bool {
 		resp, err := http.Get("http://" + addr + "/metrics")
 		if err != nil {
 			return false
@@ -418,7 +427,30 @@ func TestMetrics(t *testing.T) {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
 		body = string(b)
-		return resp.StatusCode == http.StatusOK && strings.Contains(body, `controller_runtime_reconcile_total{controller="podtally",result="success"}`)
+		return resp.StatusCode == http.StatusOK
+	}
+	value := func(series string) float64 {
+		m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindStringSubmatch(body)
+		if m == nil {
+			return 0
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v
+	}
+	requeueAfter := `controller_runtime_reconcile_total{controller="podtally",result="requeue_after"}`
+	retries := `workqueue_retries_total{controller="podtally",name="podtally"}`
+	success := `controller_runtime_reconcile_total{controller="podtally",result="success"}`
+	testenv.Poll(t, "three recounts in /metrics", func() bool {
+		return scrape() && value(requeueAfter) >= 3 && value(retries) >= 3
+	})
+	if v := value(success); v != 0 {
+		t.Errorf("%s = %v while the tally exists; every such Reconcile returns RequeueAfter", success, v)
+	}
+	if err := versioned.NewForConfigOrDie(c.Config()).LabV1alpha1().PodTallies(ns).Delete(t.Context(), "app-demo", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Poll(t, "a success in /metrics after the delete", func() bool {
+		return scrape() && value(success) >= 1
 	})
 	for _, want := range []string{`workqueue_depth{controller="podtally",name="podtally"`, `workqueue_adds_total{controller="podtally",name="podtally"`, `controller_runtime_active_workers{controller="podtally"}`} {
 		if !strings.Contains(body, want) {
