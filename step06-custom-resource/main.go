@@ -5,7 +5,7 @@
 // clientset, informers and listers code-generator writes for it, a
 // metadata-only pod informer, and a controller that writes status safely.
 //
-//	go run ./step06-custom-resource [-n NAMESPACE] [--workers 1] [--dynamic] [--stale-write [--retry-on-conflict]] [--demo-tally=false]
+//	go run ./step06-custom-resource [-n NAMESPACE] [--workers 1] [--dynamic] [--stale-write [--retry-on-conflict]] [--apply] [--demo-tally=false]
 package main
 
 import (
@@ -28,6 +28,7 @@ func main() {
 			fs.BoolVar(&opts.dynamic, "dynamic", false, "watch tallies through dynamicinformer (unstructured objects) instead of the generated informer")
 			fs.BoolVar(&opts.staleWrite, "stale-write", false, "make a classic mistake: keep the first copy of each tally and write every status from it (each later write earns 409 Conflict)")
 			fs.BoolVar(&opts.retryOnConflict, "retry-on-conflict", false, "on 409 Conflict, read the tally again from the API server and retry (retry.RetryOnConflict)")
+			fs.BoolVar(&opts.apply, "apply", false, "write status with server-side apply (field manager "+fieldManager+"): no resourceVersion, so no 409 from a stale copy; fields merged by owner")
 			fs.BoolVar(&opts.demoTally, "demo-tally", true, "create the PodTally app-demo (selector app=demo) when the namespace has none of that name")
 		},
 		Validate: func() error {

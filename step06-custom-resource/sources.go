@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
@@ -48,6 +49,8 @@ type tallies interface {
 	// fresh 直接問 API server，不經過快取。 / fresh asks the API server directly, not the cache.
 	fresh(ctx context.Context, namespace, name string) (*labv1alpha1.PodTally, error)
 	updateStatus(ctx context.Context, t *labv1alpha1.PodTally) (*labv1alpha1.PodTally, error)
+	// applyStatus 以 server-side apply 寫 status（見 apply.go）。 / applyStatus writes status with server-side apply (see apply.go).
+	applyStatus(ctx context.Context, namespace, name string, body []byte) error
 }
 
 // generated 用 code-generator 產生的工廠、lister 與 clientset。
@@ -90,6 +93,10 @@ func (g *generated) fresh(ctx context.Context, namespace, name string) (*labv1al
 }
 func (g *generated) updateStatus(ctx context.Context, t *labv1alpha1.PodTally) (*labv1alpha1.PodTally, error) {
 	return g.client.LabV1alpha1().PodTallies(t.Namespace).UpdateStatus(ctx, t, metav1.UpdateOptions{})
+}
+func (g *generated) applyStatus(ctx context.Context, namespace, name string, body []byte) error {
+	_, err := g.client.LabV1alpha1().PodTallies(namespace).Patch(ctx, name, types.ApplyPatchType, body, applyOptions(), "status")
+	return err
 }
 
 // dynamicTallies 用 dynamicinformer：快取裡是 *unstructured.Unstructured（JSON 解開成 map），
@@ -160,6 +167,10 @@ func (d *dynamicTallies) fresh(ctx context.Context, namespace, name string) (*la
 		return nil, err
 	}
 	return d.toTally(u)
+}
+func (d *dynamicTallies) applyStatus(ctx context.Context, namespace, name string, body []byte) error {
+	_, err := d.client.Resource(tallyGVR).Namespace(namespace).Patch(ctx, name, types.ApplyPatchType, body, applyOptions(), "status")
+	return err
 }
 func (d *dynamicTallies) updateStatus(ctx context.Context, t *labv1alpha1.PodTally) (*labv1alpha1.PodTally, error) {
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(t)

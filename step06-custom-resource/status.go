@@ -105,6 +105,15 @@ func (c *controller) sync(ctx context.Context, worker string, key cache.ObjectNa
 		if base.Status.ObservedGeneration != want.ObservedGeneration {
 			change += fmt.Sprintf(", observedGeneration %d -> %d", base.Status.ObservedGeneration, want.ObservedGeneration)
 		}
+		if c.opts.apply {
+			body, err := applyBody(base, want)
+			if err != nil {
+				return err
+			}
+			change = "ApplyStatus" + strings.TrimPrefix(change, "UpdateStatus") + " (field manager " + fieldManager + ")"
+			show.Line(c.out, worker, "status", key.String(), change, show.OpWrite, show.Into("api"))
+			return c.tallies.applyStatus(ctx, key.Namespace, key.Name, body)
+		}
 		show.Line(c.out, worker, "status", key.String(), change, show.OpWrite, show.Into("api"))
 		_, err := c.tallies.updateStatus(ctx, t)
 		if apierrors.IsConflict(err) && c.opts.retryOnConflict {

@@ -28,6 +28,7 @@ type options struct {
 	dynamic         bool
 	staleWrite      bool
 	retryOnConflict bool
+	apply           bool
 	demoTally       bool
 	name            *cache.InformerName
 }
