@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"regexp"
 	"syscall"
 	"testing"
 	"time"
@@ -158,4 +159,66 @@ func TestLeaderElection(t *testing.T) {
 			t.Errorf("Ctrl-C: exit %d; want 0\n%s", code, x.out.String())
 		}
 	})
+}
+
+// 情境：演練「計時的 leader 交接」。租約期限 4 秒；a 是 leader，b 帶著 --show-lease，每秒印出 Lease 的年紀。
+// a 被凍住（SIGSTOP，跟 controlplane.Pause 一樣），不再續約：b 印出的年紀一路長大，超過續約期限、再超過租約期限，
+// 然後 b 接手（時間界限跟 TestLeaderElection 的一樣）。a 解凍（SIGCONT）之後發現續約期限早就過了、Lease 已經
+// 換人：controller-runtime 說 leader election lost，略過關閉時的寬限期，以非零的結束碼結束。
+//
+// The story: the drill "leader failover, timed". A 4-second lease; a leads,
+// and b, with --show-lease, prints the Lease's age every second. a is
+// frozen (SIGSTOP, as controlplane.Pause does) and renews no more: the age b
+// prints keeps growing, past the renew deadline and past the lease duration,
+// and then b takes over (within TestLeaderElection's bounds). a, thawed
+// (SIGCONT), finds its renew deadline long gone and the Lease held by
+// another: controller-runtime says leader election lost, skips the graceful
+// shutdown, and exits non-zero.
+func TestFrozenLeader(t *testing.T) {
+	c := testenv.Plain(t)
+	installCRD(t, c)
+	ns := c.Namespace(t)
+	freshTally(t, c, ns, "app-demo", "app=demo")
+	bin := testenv.Build(t)
+	const lease = 4 * time.Second
+	retry := lease / 5
+	args := []string{"--kubeconfig", c.Kubeconfig(t), "-n", ns, "--leader-elect", "--lease-duration", lease.String()}
+	a := startReplica(t, bin, args...)
+	a.out.Wait(t, 1, "elected leader")
+	b := startReplica(t, bin, append(args, "--show-lease")...)
+	b.out.Wait(t, 2, "-- lease "+leaseName+": held by ", "(renew deadline 2.7s, lease duration 4s)")
+
+	frozen := time.Now()
+	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	b.out.Wait(t, 1, "elected leader")
+	took := time.Since(frozen)
+	if took < lease-2*retry || took > lease+2*(retry+retry*12/10)+time.Second {
+		t.Errorf("b took over %s after the leader froze; want between %s and %s", took.Round(100*time.Millisecond), lease-2*retry, lease+2*(retry+retry*12/10)+time.Second)
+	}
+	// b 在接手之前印出的最後幾個年紀，至少有一個超過續約期限：凍住的 leader 再也沒有續約。
+	// Among the ages b printed before taking over, at least one is past the renew deadline: the frozen leader never renewed again.
+	if !regexpMatch(`renewed ([3-9]|\d\d)(\.\d)?s ago`, b.out.String()) {
+		t.Errorf("b never printed an age past the renew deadline (2.7s):\n%s", b.out.String())
+	}
+
+	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.done:
+	case <-time.After(testenv.WaitTimeout):
+		t.Fatalf("the thawed leader still runs %s after SIGCONT\n%s", testenv.WaitTimeout, a.out.String())
+	}
+	if code := a.cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("the thawed leader exited %d; want 1, an error at run time, after losing the Lease\n%s", code, a.out.String())
+	}
+	a.out.Wait(t, 1, "leader election lost")
+	t.Logf("frozen leader: b took over after %s; a, thawed, said:\n%s", took.Round(100*time.Millisecond), a.out.String())
+}
+
+// regexpMatch 說 text 裡有沒有符合 pattern 的地方。 / regexpMatch says whether text has a match of pattern.
+func regexpMatch(pattern, text string) bool {
+	return regexp.MustCompile(pattern).MatchString(text)
 }

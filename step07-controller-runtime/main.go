@@ -41,6 +41,7 @@ func main() {
 			fs.BoolVar(&opts.failOnMissingInformer, "fail-on-missing-informer", false, "ReaderFailOnMissingInformer: a cached read of a kind with no informer fails instead of starting one")
 			fs.BoolVar(&opts.stamp, "stamp", false, "drill: every Reconcile writes the time into status, so status always changes (with --no-predicate: a reconcile storm)")
 			fs.BoolVar(&opts.noPredicate, "no-predicate", false, "drill: drop GenerationChangedPredicate, so the controller's own writes reconcile again")
+			fs.BoolVar(&opts.showLease, "show-lease", false, "drill: with --leader-elect, a replica that is not the leader prints the Lease's age every second until it takes over")
 			fs.BoolVar(&opts.rereadOnConflict, "reread-on-conflict", false, "after a 409 Conflict on the status write, read the tally again through the APIReader (one uncached GET) instead of returning the error for a requeue")
 		},
 		Validate: func() error {

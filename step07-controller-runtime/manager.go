@@ -53,6 +53,10 @@ type options struct {
 	// stamp 與 noPredicate 是演練「reconcile 風暴」（見 storm.go）。 / stamp and noPredicate are the drill "a reconcile storm" (see storm.go).
 	stamp       bool
 	noPredicate bool
+	// showLease 是演練「計時的 leader 交接」：沒當上 leader 的副本每秒印出 Lease 的年紀（見 lease.go）。
+	// showLease is the drill "leader failover, timed": a replica that is not the leader prints the Lease's age every
+	// second (see lease.go).
+	showLease bool
 }
 
 // skipNameValidation 在程式裡是 false：一個程式只有一個 manager、一個叫 podtally 的控制器。
@@ -217,6 +221,11 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 	// Every replica says when its caches have synced, leader or not: this runnable needs no leader election.
 	if err := mgr.Add(synced{mgr: mgr, out: out, ready: ready}); err != nil {
 		return err
+	}
+	if opts.leaderElect && opts.showLease {
+		if err := mgr.Add(leaseAge{mgr: mgr, namespace: namespace, opts: opts, out: out}); err != nil {
+			return err
+		}
 	}
 	if opts.leaderElect {
 		go func() {
