@@ -57,6 +57,10 @@ type options struct {
 	// showLease is the drill "leader failover, timed": a replica that is not the leader prints the Lease's age every
 	// second (see lease.go).
 	showLease bool
+	// watchDelay 與 readYourWrites 是演練「讀回自己的寫入」（見 readback.go）。
+	// watchDelay and readYourWrites are the drill "reading your own write" (see readback.go).
+	watchDelay     time.Duration
+	readYourWrites bool
 }
 
 // skipNameValidation 在程式裡是 false：一個程式只有一個 manager、一個叫 podtally 的控制器。
@@ -118,6 +122,10 @@ func newManager(cfg *rest.Config, namespace string, opts options, logger logr.Lo
 				&corev1.ConfigMap{}:     {Label: labels.SelectorFromSet(managedBy)},
 			},
 		},
+		// 實驗性、預設關閉：快取的 client 讀取之前，先等快取看見這個 client 自己的寫入（pkg/client/consistency.go）。
+		// Experimental and off by default: before a read, the cached client waits until the cache has seen this
+		// client's own writes (pkg/client/consistency.go).
+		Client:                        client.Options{Cache: &client.CacheOptions{EnableReadYourWritesConsistency: &opts.readYourWrites}},
 		Metrics:                       metricsserver.Options{BindAddress: opts.metricsAddr},
 		HealthProbeBindAddress:        "0",
 		LeaderElection:                opts.leaderElect,
@@ -196,11 +204,17 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 			return err
 		}
 	}
+	if opts.watchDelay > 0 {
+		cfg = holdWatches(cfg, opts.watchDelay)
+	}
 	mgr, err := newManager(cfg, namespace, opts, logger)
 	if err != nil {
 		return err
 	}
 	r := &TallyReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recount: opts.recount, ReconcileResyncs: opts.reconcileResyncs, ReadService: opts.readService, Stamp: opts.stamp, NoPredicate: opts.noPredicate, Out: out}
+	if opts.watchDelay > 0 {
+		r.Client = readBackClient{Client: r.Client, out: out}
+	}
 	if opts.rereadOnConflict {
 		r.APIReader = mgr.GetAPIReader()
 	}
