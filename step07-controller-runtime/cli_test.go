@@ -23,6 +23,8 @@ func TestCommandLine(t *testing.T) {
 	testenv.Fails(t, bin, "--workers must be at least 1", "--kubeconfig", "/nonexistent", "--workers", "0")
 	testenv.Fails(t, bin, "--lease-duration must be at least 3s", "--kubeconfig", "/nonexistent", "--lease-duration", "1s")
 	testenv.Fails(t, bin, "--sync-period must be 0 or at least 1s", "--kubeconfig", "/nonexistent", "--sync-period", "500ms")
+	testenv.Fails(t, bin, "--watch-delay must not be negative", "--kubeconfig", "/nonexistent", "--watch-delay", "-1s")
+	testenv.Fails(t, bin, "--show-lease needs --leader-elect", "--kubeconfig", "/nonexistent", "--show-lease")
 	testenv.Fails(t, bin, `--metrics-bind-address "0.0.0.0:8080": give a loopback address`, "--kubeconfig", "/nonexistent", "--metrics-bind-address", "0.0.0.0:8080")
 	testenv.Fails(t, bin, `--metrics-bind-address ":8080": give a loopback address`, "--kubeconfig", "/nonexistent", "--metrics-bind-address", ":8080")
 	c := testenv.Plain(t)

@@ -56,6 +56,12 @@ func main() {
 			if opts.recount < 0 {
 				return errors.New("--recount must not be negative")
 			}
+			if opts.watchDelay < 0 {
+				return errors.New("--watch-delay must not be negative")
+			}
+			if opts.showLease && !opts.leaderElect {
+				return errors.New("--show-lease needs --leader-elect")
+			}
 			if opts.readService != "" {
 				if errs := validation.IsDNS1035Label(opts.readService); len(errs) > 0 {
 					return fmt.Errorf("--read-service %q is not a Service name: %s", opts.readService, errs[0])
