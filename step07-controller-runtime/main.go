@@ -44,6 +44,7 @@ func main() {
 			fs.BoolVar(&opts.showLease, "show-lease", false, "drill: with --leader-elect, a replica that is not the leader prints the Lease's age every second until it takes over")
 			fs.DurationVar(&opts.watchDelay, "watch-delay", 0, "drill: hand every watch event to the cache this much late, and read each status write back through the cache at once (0: off)")
 			fs.BoolVar(&opts.readYourWrites, "read-your-writes", false, "client.CacheOptions.EnableReadYourWritesConsistency: a cached read first waits until the cache has seen this client's own writes")
+			fs.BoolVar(&opts.why, "why", false, "drill: as each Reconcile begins, say what queued its key since the last one (events, RequeueAfter, retries)")
 			fs.BoolVar(&opts.rereadOnConflict, "reread-on-conflict", false, "after a 409 Conflict on the status write, read the tally again through the APIReader (one uncached GET) instead of returning the error for a requeue")
 		},
 		Validate: func() error {

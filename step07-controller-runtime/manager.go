@@ -61,6 +61,8 @@ type options struct {
 	// watchDelay and readYourWrites are the drill "reading your own write" (see readback.go).
 	watchDelay     time.Duration
 	readYourWrites bool
+	// why 是演練「這次 Reconcile 為什麼會跑？」（見 why.go）。 / why is the drill "why did this Reconcile run?" (see why.go).
+	why bool
 }
 
 // skipNameValidation 在程式裡是 false：一個程式只有一個 manager、一個叫 podtally 的控制器。
@@ -211,7 +213,7 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 	if err != nil {
 		return err
 	}
-	r := &TallyReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recount: opts.recount, ReconcileResyncs: opts.reconcileResyncs, ReadService: opts.readService, Stamp: opts.stamp, NoPredicate: opts.noPredicate, Out: out}
+	r := &TallyReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recount: opts.recount, ReconcileResyncs: opts.reconcileResyncs, ReadService: opts.readService, Stamp: opts.stamp, NoPredicate: opts.noPredicate, Out: out, why: newWhyLog(opts.why)}
 	if opts.watchDelay > 0 {
 		r.Client = readBackClient{Client: r.Client, out: out}
 	}

@@ -28,19 +28,19 @@ import (
 // repeat). So the note is on Add, and made before it: no worker can take
 // the key before the note is out. See
 // https://github.com/kubernetes-sigs/controller-runtime/blob/v0.25.2/pkg/handler/enqueue_mapped.go.
-func queuedBy(inner handler.EventHandler, out io.Writer) handler.EventHandler {
+func queuedBy(inner handler.EventHandler, out io.Writer, why *whyLog) handler.EventHandler {
 	return handler.Funcs{
 		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			inner.Create(ctx, e, noting(q, out, e.Object))
+			inner.Create(ctx, e, noting(q, out, e.Object, "OnAdd", why))
 		},
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			inner.Update(ctx, e, noting(q, out, e.ObjectNew))
+			inner.Update(ctx, e, noting(q, out, e.ObjectNew, "OnUpdate", why))
 		},
 		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			inner.Delete(ctx, e, noting(q, out, e.Object))
+			inner.Delete(ctx, e, noting(q, out, e.Object, "OnDelete", why))
 		},
 		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			inner.Generic(ctx, e, noting(q, out, e.Object))
+			inner.Generic(ctx, e, noting(q, out, e.Object, "Generic", why))
 		},
 	}
 }
@@ -52,11 +52,12 @@ func queuedBy(inner handler.EventHandler, out io.Writer) handler.EventHandler {
 // is its own priority queue, and the handler can tell (it queues the
 // initial list's adds at low priority); wrapped, it must still be able to
 // tell, so a priority queue is wrapped as a priority queue.
-func noting(q workqueue.TypedRateLimitingInterface[reconcile.Request], out io.Writer, pod client.Object) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+func noting(q workqueue.TypedRateLimitingInterface[reconcile.Request], out io.Writer, pod client.Object, what string, why *whyLog) workqueue.TypedRateLimitingInterface[reconcile.Request] {
 	note := func(reqs []reconcile.Request) {
 		keys := make([]string, len(reqs))
 		for i, r := range reqs {
 			keys[i] = r.String()
+			why.add(keys[i], "pod "+show.Key(pod)+" "+what)
 		}
 		show.Quiet(out, "pods", "map", show.Key(pod), "queued by the handler: "+strings.Join(keys, ", "), show.OpHandle, show.Queued("workqueue", keys...))
 	}

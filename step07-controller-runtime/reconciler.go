@@ -97,6 +97,9 @@ type TallyReconciler struct {
 	Stamp       bool
 	NoPredicate bool
 	Out         io.Writer
+	// why 是演練「這次 Reconcile 為什麼會跑？」（--why）記下的理由；nil 時不記，見 why.go。
+	// why holds the reasons the drill "why did this Reconcile run?" (--why) notes; nil notes nothing, see why.go.
+	why *whyLog
 }
 
 // Reconcile 讀出 tally；被刪除中就交給 finalizer（finalize）；否則從 metadata-only 的快取數出符合的 Pod，

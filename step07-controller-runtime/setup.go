@@ -54,9 +54,9 @@ func (r *TallyReconciler) SetupWithManager(mgr manager.Manager) error {
 func (r *TallyReconciler) setUp(mgr manager.Manager, ready <-chan struct{}) error {
 	return builder.ControllerManagedBy(mgr).
 		Named("podtally").
-		For(&labv1alpha1.PodTally{}, builder.WithPredicates(tallyEvents(r.Out, r.ReconcileResyncs, r.NoPredicate))).
-		Owns(&corev1.ConfigMap{}, builder.WithPredicates(reportEvents(r.Out))).
-		Watches(podsMeta(), queuedBy(handler.EnqueueRequestsFromMapFunc(r.tallyFor), r.Out), builder.OnlyMetadata, builder.WithPredicates(podEvents(r.Out))).
+		For(&labv1alpha1.PodTally{}, builder.WithPredicates(whyTallies(tallyEvents(r.Out, r.ReconcileResyncs, r.NoPredicate), r.why))).
+		Owns(&corev1.ConfigMap{}, builder.WithPredicates(whyReports(reportEvents(r.Out), r.why))).
+		Watches(podsMeta(), queuedBy(handler.EnqueueRequestsFromMapFunc(r.tallyFor), r.Out, r.why), builder.OnlyMetadata, builder.WithPredicates(podEvents(r.Out))).
 		Complete(observed(r, r.Out, ready))
 }
 
@@ -229,12 +229,14 @@ func observed(r *TallyReconciler, out io.Writer, ready <-chan struct{}) reconcil
 			}
 		}
 		show.Quiet(out, "podtally", "Get", req.String(), "Reconcile begins", show.OpGet)
+		r.why.say(out, req.String())
 		// 演練「沒有要求的 informer」（--read-service）：每次 Reconcile 之前讀一個 Service，見 peek.go。
 		// The drill "the informer you did not ask for" (--read-service): a Service read before every Reconcile, see peek.go.
 		res, err := reconcile.Result{}, r.peek(ctx, req.Namespace)
 		if err == nil {
 			res, err = r.Reconcile(ctx, req)
 		}
+		r.why.after(req.String(), res.RequeueAfter, err)
 		show.Quiet(out, "podtally", "Done", req.String(), "Reconcile returned", show.OpDone)
 		return res, err
 	})
