@@ -30,7 +30,7 @@ func page(options) liveview.Pipeline {
 	}
 	pods := liveview.Stage{
 		ID:      "pods",
-		Label:   liveview.Text{En: "Pod metadata informer", Zh: "Pod 的 metadata informer"},
+		Label:   liveview.Text{En: "Pod metadata informer", Zh: "只看 Pod metadata 的 informer"},
 		Caption: liveview.Text{En: "the manager's cache: pods, metadata only (builder.OnlyMetadata); a map function finds the tallies", Zh: "manager 的快取：只看 metadata 的 Pod（builder.OnlyMetadata）；map 函式找出 tally"},
 		Sources: []string{"pods"},
 		Rank:    1,
@@ -40,7 +40,7 @@ func page(options) liveview.Pipeline {
 	reports := liveview.Stage{
 		ID:      "reports",
 		Label:   liveview.Text{En: "ConfigMap informer", Zh: "ConfigMap informer"},
-		Caption: liveview.Text{En: "Owns(&ConfigMap{}): the reports, cached by their managed-by label; a deleted report queues its owner", Zh: "Owns(&ConfigMap{})：報告，依 managed-by 標籤放進快取；報告被刪，就把擁有者排進佇列"},
+		Caption: liveview.Text{En: "Owns(&ConfigMap{}): the reports, cached by their managed-by label; a deleted report queues its owner", Zh: "Owns(&ConfigMap{})：報告，依 managed-by 標籤放進快取；報告被刪，就把擁有者放進佇列"},
 		Sources: []string{"reports"},
 		Rank:    1,
 		Row:     1,
