@@ -29,11 +29,16 @@ func main() {
 			fs.BoolVar(&opts.staleWrite, "stale-write", false, "make a classic mistake: keep the first copy of each tally and write every status from it (each later write earns 409 Conflict)")
 			fs.BoolVar(&opts.retryOnConflict, "retry-on-conflict", false, "on 409 Conflict, read the tally again from the API server and retry (retry.RetryOnConflict)")
 			fs.BoolVar(&opts.apply, "apply", false, "write status with server-side apply (field manager "+fieldManager+"): no resourceVersion, so no 409 from a stale copy; fields merged by owner")
+			fs.DurationVar(&opts.watchDelay, "watch-delay", 0, "drill: hand every watch event to the informers this much late, and read each status write back from the lister at once (0: off)")
+			fs.BoolVar(&opts.waitForCache, "wait-for-cache", false, "before acting on a tally, check that the lister no longer holds the copy this controller's last write replaced; if it does, requeue shortly")
 			fs.BoolVar(&opts.demoTally, "demo-tally", true, "create the PodTally app-demo (selector app=demo) when the namespace has none of that name")
 		},
 		Validate: func() error {
 			if opts.workers < 1 {
 				return errors.New("--workers must be at least 1")
+			}
+			if opts.watchDelay < 0 {
+				return errors.New("--watch-delay must not be negative")
 			}
 			return nil
 		},

@@ -70,6 +70,9 @@ func (c *controller) sync(ctx context.Context, worker string, key cache.ObjectNa
 	if err != nil {
 		return err
 	}
+	if c.behind(worker, key, cached) {
+		return nil
+	}
 	want, summary := c.count(cached)
 	if labv1alpha1.SameStatus(cached.Status, want) {
 		show.Line(c.out, worker, "sync", key.String(), summary+"; status up to date, nothing to write", show.OpSync, show.SawMeta(cached), show.From("pods"))
@@ -115,7 +118,10 @@ func (c *controller) sync(ctx context.Context, worker string, key cache.ObjectNa
 			return c.tallies.applyStatus(ctx, key.Namespace, key.Name, body)
 		}
 		show.Line(c.out, worker, "status", key.String(), change, show.OpWrite, show.Into("api"))
-		_, err := c.tallies.updateStatus(ctx, t)
+		written, err := c.tallies.updateStatus(ctx, t)
+		if err == nil {
+			c.wrote(worker, key, base, written)
+		}
 		if apierrors.IsConflict(err) && c.opts.retryOnConflict {
 			show.Line(c.out, worker, "conflict", key.String(), "409 Conflict: the copy was stale; reading it again from the API server", show.OpConflict, show.Into("api"))
 		}

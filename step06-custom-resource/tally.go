@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 	"github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/generated/clientset/versioned"
@@ -30,7 +32,11 @@ type options struct {
 	retryOnConflict bool
 	apply           bool
 	demoTally       bool
-	name            *cache.InformerName
+	// watchDelay 與 waitForCache 是演練「讀回自己的寫入」（見 readback.go）。
+	// watchDelay and waitForCache are the drill "reading your own write" (see readback.go).
+	watchDelay   time.Duration
+	waitForCache bool
+	name         *cache.InformerName
 }
 
 // maxRetries 跟步驟 04、05 一樣：一個 key 失敗五次就放棄。
@@ -59,6 +65,11 @@ type controller struct {
 	// stale 是 --stale-write 記住的第一份複本：故意犯的錯。 / stale holds --stale-write's first copies: the mistake made on purpose.
 	staleMu sync.Mutex
 	stale   map[cache.ObjectName]*labv1alpha1.PodTally
+
+	// replaced 是 --wait-for-cache 記下的：每個 key 上一次寫入取代掉的 resourceVersion（見 readback.go）。
+	// replaced is what --wait-for-cache keeps: per key, the resourceVersion its last write replaced (see readback.go).
+	replacedMu sync.Mutex
+	replaced   map[cache.ObjectName]string
 }
 
 // run 安裝 CRD、（需要時）建立示範用的 tally，然後執行控制器直到 ctx 結束。
@@ -66,6 +77,13 @@ type controller struct {
 // run installs the CRD, creates the demo tally (when asked), then runs the
 // controller until ctx ends.
 func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, out io.Writer) error {
+	// --watch-delay 只扣住 tally 的 watch：Pod 的事件照常立刻到，寫入的回音晚到，落差每次都在。
+	// --watch-delay holds back the tallies' watch only: pod events arrive at once as usual, the echo of a write
+	// arrives late, and the gap is there every time.
+	tallyCfg := cfg
+	if opts.watchDelay > 0 {
+		tallyCfg = cli.HoldWatches(cfg, opts.watchDelay)
+	}
 	crds, err := apiextensions.NewForConfig(cfg)
 	if err != nil {
 		return err
@@ -73,7 +91,7 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 	if err := ensureCRD(ctx, crds, out); err != nil || ctx.Err() != nil {
 		return err
 	}
-	client, err := versioned.NewForConfig(cfg)
+	client, err := versioned.NewForConfig(tallyCfg)
 	if err != nil {
 		return err
 	}
@@ -84,7 +102,7 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 	}
 	var source tallies
 	if opts.dynamic {
-		dyn, err := dynamic.NewForConfig(cfg)
+		dyn, err := dynamic.NewForConfig(tallyCfg)
 		if err != nil {
 			return err
 		}
@@ -154,9 +172,10 @@ func runController(ctx context.Context, source tallies, metaClient metadata.Inte
 			workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName](),
 			workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{Name: "podtallies"},
 		),
-		opts:  opts,
-		out:   out,
-		stale: map[cache.ObjectName]*labv1alpha1.PodTally{},
+		opts:     opts,
+		out:      out,
+		stale:    map[cache.ObjectName]*labv1alpha1.PodTally{},
+		replaced: map[cache.ObjectName]string{},
 	}
 	tallyReg, err := source.informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.tallyAdded,

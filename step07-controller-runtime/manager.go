@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/informer-walkthrough/informer-walkthrough/internal/cli"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	labv1alpha1 "github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/apis/lab/v1alpha1"
 )
@@ -207,7 +208,7 @@ func run(ctx context.Context, cfg *rest.Config, namespace string, opts options, 
 		}
 	}
 	if opts.watchDelay > 0 {
-		cfg = holdWatches(cfg, opts.watchDelay)
+		cfg = cli.HoldWatches(cfg, opts.watchDelay)
 	}
 	mgr, err := newManager(cfg, namespace, opts, logger)
 	if err != nil {
