@@ -14,6 +14,7 @@ func TestCommandLine(t *testing.T) {
 	bin := testenv.Build(t)
 	testenv.Fails(t, bin, "step06-custom-resource: flag provided but not defined: -bogus (see -h)", "--bogus")
 	testenv.Fails(t, bin, "--workers must be at least 1", "--kubeconfig", "/nonexistent", "--workers", "0")
+	testenv.Fails(t, bin, "--watch-delay must not be negative", "--kubeconfig", "/nonexistent", "--watch-delay", "-1s")
 	testenv.Fails(t, bin, `unexpected argument "extra"`, "--kubeconfig", "/nonexistent", "extra")
 	testenv.Fails(t, bin, "reading kubeconfig", "--kubeconfig", "/nonexistent")
 	c := testenv.Plain(t)
