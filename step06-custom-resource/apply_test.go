@@ -34,7 +34,7 @@ func conditionTypes(t *labv1alpha1.PodTally) []string {
 }
 
 // 情境：server-side apply 的演練（--apply，再加上 --stale-write 這個錯誤）。
-//  1. 從留著的舊複本寫 status：Update 會得到 409（見 TestStaleWrite），apply 不帶 resourceVersion，兩次都成功。
+//  1. 從留著的舊複本寫 status：Update 會得到 409（見 TestStaleWrites），apply 不帶 resourceVersion，兩次都成功。
 //  2. 另一個 field manager（auditor）apply 一個不同 type 的 condition：欄位不重疊，沒有衝突；控制器下一次 apply 之後，
 //     Ready 與 Audited 都還在。
 //  3. auditor apply 控制器擁有的 status.count：不加 force 得到 409，錯誤說出擁有者 podtally-controller；加了 force 就拿走它。
@@ -44,7 +44,7 @@ func conditionTypes(t *labv1alpha1.PodTally) []string {
 // The story: the server-side apply drill (--apply, with the --stale-write
 // mistake on top).
 //  1. Status written from a kept old copy: Update would get 409 (see
-//     TestStaleWrite); apply sends no resourceVersion, and both writes succeed.
+//     TestStaleWrites); apply sends no resourceVersion, and both writes succeed.
 //  2. Another field manager (auditor) applies a condition of another type:
 //     the fields do not overlap, no conflict; after the controller's next
 //     apply, Ready and Audited are both there.

@@ -161,12 +161,12 @@ func TestLeaderElection(t *testing.T) {
 	})
 }
 
-// 情境：演練「計時的 leader 交接」。租約期限 4 秒；a 是 leader，b 帶著 --show-lease，每秒印出 Lease 的年紀。
+// 情境：演練「被凍住的 leader，計時」。租約期限 4 秒；a 是 leader，b 帶著 --show-lease，每秒印出 Lease 的年紀。
 // a 被凍住（SIGSTOP，跟 controlplane.Pause 一樣），不再續約：b 印出的年紀一路長大，超過續約期限、再超過租約期限，
 // 然後 b 接手（時間界限跟 TestLeaderElection 的一樣）。a 解凍（SIGCONT）之後發現續約期限早就過了、Lease 已經
 // 換人：controller-runtime 說 leader election lost，略過關閉時的寬限期，以非零的結束碼結束。
 //
-// The story: the drill "leader failover, timed". A 4-second lease; a leads,
+// The story: the drill "a frozen leader, timed". A 4-second lease; a leads,
 // and b, with --show-lease, prints the Lease's age every second. a is
 // frozen (SIGSTOP, as controlplane.Pause does) and renews no more: the age b
 // prints keeps growing, past the renew deadline and past the lease duration,
