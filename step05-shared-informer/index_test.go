@@ -20,7 +20,7 @@ import (
 // byNode names a custom index: pods grouped by the node they run on.
 const byNode = "byNode"
 
-// indexByNode 回傳 Pod 的節點名稱，當作它在 byNode 索引裡的值；還沒排到節點的 Pod 不在任何桶子裡。
+// indexByNode 回傳 Pod 的節點名稱，當作它在 byNode 索引裡的值；還沒排到節點的 Pod 不在任何分組裡。
 //
 // indexByNode returns the pod's node name as its value in the byNode index;
 // a pod not yet on a node is in no bucket.
@@ -32,8 +32,8 @@ func indexByNode(obj any) ([]string, error) {
 	return []string{pod.Spec.NodeName}, nil
 }
 
-// podInformerByNode 向工廠要 Pod 的 informer，再加上 byNode 索引，在 factory.Start 之前。
-// 之後 informer.GetIndexer().ByIndex(byNode, 節點名稱) 從快取回傳那個節點上的 Pod，不送出請求。
+// podInformerByNode 在 factory.Start 之前向工廠要 Pod 的 informer，再加上 byNode 索引。
+// 之後 informer.GetIndexer().ByIndex(byNode, nodeName) 從快取回傳那個節點上的 Pod，不送出請求。
 //
 // podInformerByNode asks the factory for the pod informer and adds the
 // byNode index, before factory.Start. From then on

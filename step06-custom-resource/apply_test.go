@@ -37,7 +37,7 @@ func conditionTypes(t *labv1alpha1.PodTally) []string {
 //  1. 從留著的舊複本寫 status：Update 會得到 409（見 TestStaleWrites），apply 不帶 resourceVersion，兩次都成功。
 //  2. 另一個 field manager（auditor）apply 一個不同 type 的 condition：欄位不重疊，沒有衝突；控制器下一次 apply 之後，
 //     Ready 與 Audited 都還在。
-//  3. auditor apply 控制器擁有的 status.count：不加 force 得到 409，錯誤說出擁有者 podtally-controller；加了 force 就拿走它。
+//  3. auditor apply 控制器擁有的 status.count：不加 force 得到 409，錯誤訊息指出擁有者是 podtally-controller；加了 force 就拿走這個欄位。
 //     控制器下一次 apply（它總是 force）再把 count 拿回來，數字又是對的。
 //  4. 對照：一個 merge patch 只送 Ready 這個 condition，就把整個 conditions 清單換掉，auditor 的 condition 不見了。
 //

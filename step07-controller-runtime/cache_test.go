@@ -15,7 +15,7 @@ import (
 )
 
 // 情境：透過這一步的 manager 的快取讀取，看 README 說的兩個 cache.Options 真的生效。DefaultTransform 丟掉
-// managedFields：伺服器上的 tally 與報告都有 managedFields，快取裡的沒有。ConfigMap 的 ByObject 只放帶著
+// managedFields：伺服器上的 tally 與帶標籤的 ConfigMap 都有 managedFields，快取裡的沒有。ConfigMap 的 ByObject 只放帶著
 // managed-by 標籤的：有標籤的讀得到，同一個 namespace 裡沒有標籤的，快取說找不到（它在伺服器上）。
 //
 // The story: reading through the step's manager's cache shows the two

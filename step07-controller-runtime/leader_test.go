@@ -161,10 +161,10 @@ func TestLeaderElection(t *testing.T) {
 	})
 }
 
-// 情境：演練「被凍住的 leader，計時」。租約期限 4 秒；a 是 leader，b 帶著 --show-lease，每秒印出 Lease 的年紀。
-// a 被凍住（SIGSTOP，跟 controlplane.Pause 一樣），不再續約：b 印出的年紀一路長大，超過續約期限、再超過租約期限，
+// 情境：演練「被凍住的 leader，計時」。租約期限 4 秒；a 是 leader，b 帶著 --show-lease，每秒印出 Lease 上次續約距今多久。
+// a 被凍住（SIGSTOP，跟 controlplane.Pause 一樣），不再續約：b 印出的這段時間一路增加，超過續約期限、再超過租約期限，
 // 然後 b 接手（時間界限跟 TestLeaderElection 的一樣）。a 解凍（SIGCONT）之後發現續約期限早就過了、Lease 已經
-// 換人：controller-runtime 說 leader election lost，略過關閉時的寬限期，以非零的結束碼結束。
+// 換人：controller-runtime 說 leader election lost，不再等 runnable 慢慢結束，以非零的結束碼結束。
 //
 // The story: the drill "a frozen leader, timed". A 4-second lease; a leads,
 // and b, with --show-lease, prints the Lease's age every second. a is
@@ -197,7 +197,7 @@ func TestFrozenLeader(t *testing.T) {
 	if took < lease-2*retry || took > lease+2*(retry+retry*12/10)+time.Second {
 		t.Errorf("b took over %s after the leader froze; want between %s and %s", took.Round(100*time.Millisecond), lease-2*retry, lease+2*(retry+retry*12/10)+time.Second)
 	}
-	// b 在接手之前印出的最後幾個年紀，至少有一個超過續約期限：凍住的 leader 再也沒有續約。
+	// b 接手之前印出的時間裡，至少有一個超過續約期限：凍住的 leader 再也沒有續約。
 	// Among the ages b printed before taking over, at least one is past the renew deadline: the frozen leader never renewed again.
 	if !regexpMatch(`renewed ([3-9]|\d\d)(\.\d)?s ago`, b.out.String()) {
 		t.Errorf("b never printed an age past the renew deadline (2.7s):\n%s", b.out.String())

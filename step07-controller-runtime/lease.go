@@ -13,8 +13,9 @@ import (
 )
 
 // leaseAge 是 --show-lease：這個副本還不是 leader 時，每秒讀一次 Lease，說出誰拿著它、上次續約是多久以前，
-// 旁邊是續約期限與租約期限。leader 還活著時，年紀在零與一個 retry 之間來回；leader 被凍住（SIGSTOP）時，
-// 年紀一路長大，超過租約期限之後，這個副本在下一次嘗試時取得 Lease，印出 elected leader，這個 runnable 也就停了。
+// 旁邊是續約期限與租約期限。leader 還活著時，這段時間在零與一個重試間隔之間來回；leader 被凍住（SIGSTOP）時，
+// 距上次續約的時間一路增加，超過租約期限之後，這個副本在下一次嘗試時取得 Lease，印出 elected leader，這個 runnable
+// 也就停了。
 // 它每秒經 APIReader 直接讀一次 API server：這是演練用的顯示，真正的控制器不該這樣輪詢。
 //
 // leaseAge is --show-lease: while this replica is not the leader, it reads

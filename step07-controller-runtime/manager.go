@@ -54,7 +54,7 @@ type options struct {
 	// stamp 與 noPredicate 是演練「reconcile 風暴」（見 storm.go）。 / stamp and noPredicate are the drill "a reconcile storm" (see storm.go).
 	stamp       bool
 	noPredicate bool
-	// showLease 是演練「被凍住的 leader，計時」：沒當上 leader 的副本每秒印出 Lease 的年紀（見 lease.go）。
+	// showLease 是演練「被凍住的 leader，計時」：沒當上 leader 的副本每秒印出 Lease 上次續約距今多久（見 lease.go）。
 	// showLease is the drill "a frozen leader, timed": a replica that is not the leader prints the Lease's age every
 	// second (see lease.go).
 	showLease bool

@@ -16,7 +16,7 @@ import (
 // 情境：演練「讀回自己的寫入」。--watch-delay 1s 讓每個 watch 事件晚一秒才進快取，Reconcile 寫完 status 立刻透過快取讀回：
 //   - 沒有 read-your-writes：讀到的是寫入之前的 count，這一行說快取落後了；
 //   - 加上 --read-your-writes（EnableReadYourWritesConsistency）：Get 先等快取看見這次寫入，這一行說快取有了，
-//     等了差不多扣住的那一秒；/metrics 的 controller_runtime_client_consistency_wait_duration_seconds 記下這段等待。
+//     等的時間差不多就是事件被扣住的那一秒；/metrics 的 controller_runtime_client_consistency_wait_duration_seconds 記下這段等待。
 //
 // The story: the drill "reading your own write". --watch-delay 1s hands
 // every watch event to the cache a second late, and Reconcile reads the

@@ -16,7 +16,7 @@ import (
 
 // whyLog 是演練「這次 Reconcile 為什麼會跑？」（--why），步驟 04 的 --why 搬到 controller-runtime：
 // 每個讓 key 排進佇列的東西（tally 的事件、對應到它的 Pod 事件、被刪掉的報告、RequeueAfter、錯誤之後的重試）
-// 都在放進佇列之前記下來；Reconcile 開始時說出從上一次開始以來記下的全部。nil 的 whyLog 什麼也不記。
+// 都在放進佇列之前記下來；Reconcile 開始時說出從上一次 Reconcile 開始到現在記下的全部。nil 的 whyLog 什麼也不記。
 //
 // whyLog is the drill "why did this Reconcile run?" (--why), step 04's --why
 // in controller-runtime: everything that queues a key (a tally's event, a
@@ -46,7 +46,7 @@ func (w *whyLog) add(key, reason string) {
 	w.reasons[key] = append(w.reasons[key], reason)
 }
 
-// say 在 Reconcile 開始時印出 key 從上一次開始以來的理由，並清掉它們。
+// say 在 Reconcile 開始時印出 key 從上一次 Reconcile 開始到現在的理由，並清掉它們。
 //
 // say prints, as a Reconcile begins, key's reasons since the last one began,
 // and clears them.
@@ -64,7 +64,7 @@ func (w *whyLog) say(out io.Writer, key string) {
 	show.With(show.At("podtally"), show.About(key)).Note(out, "podtally: %s reconciled for %d reason(s) since its last Reconcile: %s", key, len(reasons), strings.Join(reasons, ", "))
 }
 
-// after 記下 Reconcile 的結果會帶來的下一次：錯誤之後的限速重試，或 RequeueAfter。
+// after 記下 Reconcile 的結果會引來的下一次執行：錯誤之後的限速重試，或 RequeueAfter。
 //
 // after notes the next run a Reconcile's result brings: a rate-limited retry
 // after an error, or RequeueAfter.
@@ -109,7 +109,7 @@ func whyTallies(inner predicate.Predicate, why *whyLog) predicate.Predicate {
 	}
 }
 
-// whyReports 包住報告的 predicate：被刪掉的報告讓它的擁有者排進佇列之前記下理由。
+// whyReports 包住報告的 predicate：報告被刪掉時，在它的擁有者排進佇列之前記下理由。
 //
 // whyReports wraps the reports' predicate: a deleted report notes the
 // reason before its owner is queued.

@@ -10,7 +10,7 @@ import (
 
 // HoldWatches 是演練「讀回自己的寫入」的 --watch-delay：回傳 cfg 的一份複本，用它送出的每個 watch 請求，
 // 回應的每一段都晚 d 才交給 informer。寫入照常立刻到 API server，快取卻慢了 d：讀快取的人在這段時間裡看到的是
-// 寫入之前的物件。真實世界裡這個落差通常只有幾毫秒，偶爾才撞上；拉長它，這個競態每次都看得到。
+// 寫入之前的物件。真實世界裡這個落差通常只有幾毫秒，偶爾才撞上；拉長它，這個 race 每次都看得到。
 //
 // HoldWatches is --watch-delay, for the drill "reading your own write": it
 // returns a copy of cfg whose every watch response is handed to the
