@@ -59,14 +59,16 @@ func podNames(objs []any) []string {
 
 // 情境：在 Start 之前替工廠的 Pod informer 加上 byNode 索引。三個 Pod，兩個在 node-a、一個在 node-b：
 // 同步之後 ByIndex 從快取回傳各節點的 Pod，刪掉一個之後索引跟著變。接著在 informer 已經執行時再加一個索引
-// （依 app 標籤）：v0.37.2 接受，而且替快取裡已有的物件建好索引。informer 停下之後，AddIndexers 回傳錯誤。
+// （依 app 標籤）：v0.37.2 接受，而且替快取裡已有的物件建好索引；再用一次 byNode 這個名字則被拒絕。
+// informer 停下之後，AddIndexers 回傳錯誤。
 //
 // The story: the factory's pod informer gets the byNode index before
 // Start. Three pods, two on node-a and one on node-b: after the sync ByIndex
 // returns each node's pods from the cache, and after one is deleted the
 // index follows. Then a second index (by app label) is added while the
 // informer runs: v0.37.2 accepts it and indexes what the cache already
-// holds. Once the informer has stopped, AddIndexers returns an error.
+// holds; the name byNode a second time is refused. Once the informer has
+// stopped, AddIndexers returns an error.
 func TestAddIndexers(t *testing.T) {
 	c := testenv.Plain(t)
 	cs, ns := c.Client(), c.Namespace(t)
@@ -119,6 +121,9 @@ func TestAddIndexers(t *testing.T) {
 	}
 	if got := byIndex("byApp", "demo"); !slices.Equal(got, []string{"p1", "p2"}) {
 		t.Errorf("ByIndex(byApp, demo) right after AddIndexers = %v, want [p1 p2]: the pods already cached", got)
+	}
+	if err := informer.AddIndexers(cache.Indexers{byNode: indexByNode}); err == nil {
+		t.Error("AddIndexers with the name byNode a second time returned no error; an index name is used once")
 	}
 
 	cancel()

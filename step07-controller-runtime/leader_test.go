@@ -163,17 +163,17 @@ func TestLeaderElection(t *testing.T) {
 
 // 情境：演練「被凍住的 leader，計時」。租約期限 4 秒；a 是 leader，b 帶著 --show-lease，每秒印出 Lease 上次續約距今多久。
 // a 被凍住（SIGSTOP，跟 controlplane.Pause 一樣），不再續約：b 印出的這段時間一路增加，超過續約期限、再超過租約期限，
-// 然後 b 接手（時間界限跟 TestLeaderElection 的一樣）。a 解凍（SIGCONT）之後發現續約期限早就過了、Lease 已經
-// 換人：controller-runtime 說 leader election lost，不再等 runnable 慢慢結束，以非零的結束碼結束。
+// 然後 b 接手（時間界限跟 TestLeaderElection 的一樣）。a 解凍（SIGCONT）之後繼續續約，發現 Lease 已經換人，
+// 在一個續約期限之內放棄：controller-runtime 說 leader election lost，不再等 runnable 慢慢結束，以 1 結束。
 //
 // The story: the drill "a frozen leader, timed". A 4-second lease; a leads,
 // and b, with --show-lease, prints the Lease's age every second. a is
 // frozen (SIGSTOP, as controlplane.Pause does) and renews no more: the age b
 // prints keeps growing, past the renew deadline and past the lease duration,
 // and then b takes over (within TestLeaderElection's bounds). a, thawed
-// (SIGCONT), finds its renew deadline long gone and the Lease held by
-// another: controller-runtime says leader election lost, skips the graceful
-// shutdown, and exits non-zero.
+// (SIGCONT), goes on renewing, finds the Lease held by another and gives up
+// within one renew deadline: controller-runtime says leader election lost,
+// skips the graceful shutdown, and exits 1.
 func TestFrozenLeader(t *testing.T) {
 	c := testenv.Plain(t)
 	installCRD(t, c)
