@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -177,6 +179,8 @@ type ControlPlane struct {
 	// one, so the components never notice.
 	back       *envtest.APIServer
 	backConfig *rest.Config
+	// pki 是兩個 API server 共用的憑證與金鑰。 / pki holds the certificates and keys both API servers share.
+	pki        *clusterPKI
 	dir        string
 	ownsDir    bool
 	components []*component
@@ -237,14 +241,23 @@ func Start(opts Options) (*ControlPlane, error) {
 	}
 
 	// 憑證目錄固定下來（不讓 envtest 自行配置），這樣重新啟動 API server 時
-	// 沿用同一組 CA 與同一個埠，既有的用戶端不會失效。
+	// 沿用同一組 CA 與同一個埠，既有的用戶端不會失效。憑證由我們先做好（pki.go），第二個 API server 才不必等第一個。
 	// The certificate directory is ours (not one envtest allocates), so that a
 	// restarted API server keeps the same CA and port and existing clients
-	// keep working.
-	api := &envtest.APIServer{CertDir: pki}
+	// keep working. We make the certificates first (pki.go), so the second API
+	// server need not wait for the first.
+	if cp.pki, err = newClusterPKI(); err != nil {
+		cp.cleanup()
+		return nil, err
+	}
+	api := &envtest.APIServer{CertDir: pki, StartTimeout: 60 * time.Second, StopTimeout: 30 * time.Second}
 	api.SecureServing.Address = "127.0.0.1"
 	if opts.Port != 0 {
 		api.SecureServing.Port = strconv.Itoa(opts.Port)
+	}
+	if err := cp.pki.configure(api, pki); err != nil {
+		cp.cleanup()
+		return nil, err
 	}
 	// 收到 SIGTERM 時，kube-apiserver 預設會等開著的 watch 自己結束，最多 60 秒；
 	// informer 的 watch 不會自己結束。這個設定讓它主動關閉 watch，幾秒內就能停下。
@@ -252,8 +265,8 @@ func Start(opts Options) (*ControlPlane, error) {
 	// watches to finish, and an informer's watch never does. This makes it
 	// close the watches itself, so it stops within seconds.
 	api.Configure().Set("shutdown-watch-termination-grace-period", "2s")
-	// 兩個 API server 簽發的 ServiceAccount token 要彼此認得：同一把金鑰（sibling 複製過去），同一個 issuer。
-	// Tokens either API server issues must be valid on the other: the same key (sibling copies it), the same issuer.
+	// 兩個 API server 簽發的 ServiceAccount token 要彼此認得：同一把金鑰（pki.configure 寫入），同一個 issuer。
+	// Tokens either API server issues must be valid on the other: the same key (pki.configure writes it), the same issuer.
 	api.Configure().Set("service-account-issuer", serviceAccountIssuer)
 	if opts.Realistic {
 		configureRealistic(api, pki)
@@ -265,6 +278,12 @@ func Start(opts Options) (*ControlPlane, error) {
 	}
 	etcd := &envtest.Etcd{DataDir: data}
 	if etcd.Path, err = guarded(binDir, "etcd", cp.dir); err != nil {
+		cp.cleanup()
+		return nil, err
+	}
+	// etcd 的位址先決定好，第二個 API server 才能在 envtest 啟動 etcd 的同時準備好。
+	// etcd's address is decided first, so the second API server can be ready to go while envtest starts etcd.
+	if etcd.URL, err = freeLoopbackURL(); err != nil {
 		cp.cleanup()
 		return nil, err
 	}
@@ -290,9 +309,36 @@ func Start(opts Options) (*ControlPlane, error) {
 	// envtest logs a few lines through controller-runtime's logger; left unset, it complains on stderr with a stack
 	// after 30 seconds. The cluster's own output is Verbose's business; these lines are not needed.
 	ctrllog.SetLogger(logr.Discard())
+
+	// 擬真叢集的第二個 API server 跟主要的同時啟動：etcd 一回應它就開始，不等主要的那個就緒。
+	// 兩個一前一後啟動時，cluster-up.sh 多花了大約兩秒。
+	// The realistic cluster's second API server starts beside the main one: as
+	// soon as etcd answers, without waiting for the main one to be ready. One
+	// after the other, they cost cluster-up.sh about two more seconds.
+	var backDone chan error
+	stopWaiting := make(chan struct{})
+	if opts.Realistic {
+		if cp.back, err = cp.sibling(true); err != nil {
+			cp.cleanup()
+			return nil, err
+		}
+		backDone = make(chan error, 1)
+		go func() {
+			if err := waitForEtcd(etcd.URL, stopWaiting); err != nil {
+				backDone <- err
+				return
+			}
+			backDone <- startSibling(cp.back)
+		}()
+	}
 	started := time.Now()
 	cfg, err := cp.env.Start()
 	if err != nil {
+		close(stopWaiting)
+		if backDone != nil {
+			<-backDone
+			_ = cp.back.Stop()
+		}
 		_ = cp.env.Stop()
 		cp.cleanup()
 		return nil, fmt.Errorf("starting the local control plane: %w", err)
@@ -304,16 +350,62 @@ func Start(opts Options) (*ControlPlane, error) {
 	// client behaves as it would against any cluster.
 	cp.Config.QPS, cp.Config.Burst = 0, 0
 	if opts.Realistic {
-		if cp.back, cp.backConfig, err = cp.sibling(true); err != nil {
+		if err := <-backDone; err != nil {
 			_ = cp.Stop()
 			return nil, err
 		}
+		cp.Timings.APIServer = time.Since(started)
+		cp.backConfig = cp.configFor(cp.back)
 		if err := cp.startComponents(binDir, opts.Verbose); err != nil {
 			_ = cp.Stop()
 			return nil, fmt.Errorf("starting the cluster's components: %w", err)
 		}
 	}
 	return cp, nil
+}
+
+// freeLoopbackURL 挑一個 127.0.0.1 上空著的埠，回傳 http 位址（etcd 的用戶端位址）。
+//
+// freeLoopbackURL picks a free port on 127.0.0.1 and returns an http URL on
+// it (etcd's client address).
+func freeLoopbackURL() (*url.URL, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	host := l.Addr().String()
+	if err := l.Close(); err != nil {
+		return nil, err
+	}
+	return &url.URL{Scheme: "http", Host: host}, nil
+}
+
+// waitForEtcd 每 10 ms 問一次 etcd 的 /health，直到它回應 200、stop 被關閉，或 60 秒過去：
+// 跟 envtest 啟動主要的 API server 之前一樣，先等 etcd 能服務，第二個 API server 才啟動。
+//
+// waitForEtcd asks etcd's /health every 10 ms until it answers 200, stop is
+// closed, or 60 seconds pass: as envtest does before the main API server,
+// the second one starts only once etcd serves.
+func waitForEtcd(u *url.URL, stop <-chan struct{}) error {
+	client := &http.Client{Timeout: time.Second}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := client.Get(u.JoinPath("health").String())
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("etcd at %s did not answer within 60 s", u)
+		}
+		select {
+		case <-stop:
+			return fmt.Errorf("the main API server did not start")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // URL 是 API server 的位址，例如 https://127.0.0.1:41234。
@@ -340,29 +432,18 @@ func (cp *ControlPlane) Dir() string { return cp.dir }
 // share, kubeadm's default.
 const serviceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
 
-// sibling 在同一個 etcd 上再啟動一個 kube-apiserver，就像高可用性（HA）控制平面的另一個副本：
-// 同一組服務憑證、ServiceAccount 金鑰與用戶端 CA，所以同一份憑證兩邊都能用，只有埠不同。
-// 回傳它與一份連到它的 admin 設定。
+// sibling 在同一個 etcd 上準備另一個 kube-apiserver（還沒啟動；startSibling 啟動它），就像高可用性（HA）
+// 控制平面的另一個副本：同一組服務憑證、ServiceAccount 金鑰與用戶端 CA，所以同一份憑證兩邊都能用，只有埠不同。
 //
-// sibling starts one more kube-apiserver on the same etcd, like another
-// replica of a highly available control plane: the same serving
-// certificate, ServiceAccount keys and client CA, so one set of credentials
-// works on both; only the port differs. It returns the server and an admin
-// config for it.
-func (cp *ControlPlane) sibling(realistic bool) (*envtest.APIServer, *rest.Config, error) {
+// sibling prepares one more kube-apiserver on the same etcd (not started yet;
+// startSibling starts it), like another replica of a highly available
+// control plane: the same serving certificate, ServiceAccount keys and
+// client CA, so one set of credentials works on both; only the port differs.
+func (cp *ControlPlane) sibling(realistic bool) (*envtest.APIServer, error) {
 	main := cp.env.ControlPlane.APIServer
 	dir, err := os.MkdirTemp(cp.dir, "apiserver-")
 	if err != nil {
-		return nil, nil, err
-	}
-	for _, f := range []string{"apiserver.crt", "apiserver.key", "sa-signer.crt", "sa-signer.key"} {
-		data, err := os.ReadFile(filepath.Join(main.CertDir, f))
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, f), data, 0o600)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
+		return nil, err
 	}
 	api := &envtest.APIServer{
 		CertDir:      dir,
@@ -374,26 +455,34 @@ func (cp *ControlPlane) sibling(realistic bool) (*envtest.APIServer, *rest.Confi
 		Err:          main.Err,
 	}
 	api.SecureServing.Address = "127.0.0.1"
-	api.SecureServing.Authn = main.SecureServing.Authn
-	api.SecureServing.CA = main.SecureServing.CA
+	if err := cp.pki.configure(api, dir); err != nil {
+		return nil, err
+	}
 	api.Configure().Set("shutdown-watch-termination-grace-period", "2s")
 	api.Configure().Set("service-account-issuer", serviceAccountIssuer)
 	if realistic {
 		configureRealistic(api, dir)
 	}
-	err = api.Start()
-	// 共用的用戶端 CA 物件記著最後設定它的目錄；主要的 API server 之後重新啟動時要找回自己的。
-	// The shared client CA object remembers the directory last configured; point it back at the main server's for its restarts.
-	if cfgErr := main.SecureServing.Authn.Configure(main.CertDir, main.Configure()); err == nil {
-		err = cfgErr
-	}
-	if err != nil {
+	return api, nil
+}
+
+// startSibling 啟動 sibling 準備好的 API server，等它就緒。 / startSibling starts an API server sibling prepared and waits until it is ready.
+func startSibling(api *envtest.APIServer) error {
+	if err := api.Start(); err != nil {
 		_ = api.Stop()
-		return nil, nil, fmt.Errorf("starting a second kube-apiserver: %w", err)
+		return fmt.Errorf("starting a second kube-apiserver: %w", err)
 	}
+	return nil
+}
+
+// configFor 是連到另一個 API server 的 admin 設定：跟 Config 一樣，只有位址不同。
+//
+// configFor is an admin config for another API server: Config with its
+// address.
+func (cp *ControlPlane) configFor(api *envtest.APIServer) *rest.Config {
 	cfg := rest.CopyConfig(cp.Config)
 	cfg.Host = api.SecureServing.URL("https", "").String()
-	return api, cfg, nil
+	return cfg
 }
 
 // RestartAPIServer 重新啟動主要的 kube-apiserver，etcd 不動，並在停機期間以另一個 API server 的設定
@@ -416,11 +505,14 @@ func (cp *ControlPlane) sibling(realistic bool) (*envtest.APIServer, *rest.Confi
 func (cp *ControlPlane) RestartAPIServer(whileDown func(other *rest.Config) error) (err error) {
 	other := cp.backConfig
 	if cp.back == nil {
-		extra, cfg, err := cp.sibling(false)
+		extra, err := cp.sibling(false)
+		if err == nil {
+			err = startSibling(extra)
+		}
 		if err != nil {
 			return err
 		}
-		other = cfg
+		other = cp.configFor(extra)
 		defer func() {
 			if stopErr := extra.Stop(); stopErr != nil {
 				err = errors.Join(err, fmt.Errorf("stopping the second kube-apiserver: %w", stopErr))
