@@ -157,7 +157,11 @@ func (cp *ControlPlane) startComponents(binDir string, verbose bool) error {
 		}},
 	}
 	for _, s := range specs {
-		c, err := startComponent(filepath.Join(binDir, s.name), s.name, logs, verbose, s.args...)
+		path, err := componentPath(binDir, s.name, cp.dir)
+		if err != nil {
+			return err
+		}
+		c, err := startComponent(path, s.name, logs, verbose, s.args...)
 		if err != nil {
 			return err
 		}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -67,7 +66,7 @@ func waitStopped(pid int, timeout time.Duration) error {
 // guarded 回傳一個會執行 binDir 裡 name 的小腳本，讓那個行程在啟動它的行程死掉時收到 SIGKILL。envtest 自己啟動
 // etcd 與 kube-apiserver，只給它們一個行程群組，不能設定 Pdeathsig；這個腳本用 util-linux 的 setpriv 設定它，
 // 再 exec 真正的執行檔（同一個 pid，父行程不變）。這樣測試的行程不論怎麼結束（逾時 panic、SIGKILL、CI 的時限），
-// 都不會留下 etcd 或 kube-apiserver。沒有 setpriv 時回傳真正的執行檔，什麼都不保證。
+// 都不會留下 etcd 或 kube-apiserver。沒有 setpriv 時改用 macOS 的看守者（watchedGuard），最多晚一秒。
 //
 // guarded returns a small script that runs name from binDir so that the
 // process gets SIGKILL when the one that started it dies. envtest starts
@@ -75,13 +74,13 @@ func waitStopped(pid int, timeout time.Duration) error {
 // way to set Pdeathsig; the script sets it with util-linux's setpriv, then
 // execs the real binary (the same pid, the same parent). However a test
 // process ends (a timeout panic, SIGKILL, CI's time limit), it leaves no etcd
-// or kube-apiserver behind. Without setpriv it returns the real binary and
-// promises nothing.
+// or kube-apiserver behind. Without setpriv it falls back to macOS's watcher
+// (watchedGuard), up to a second late.
 func guarded(binDir, name, dir string) (string, error) {
 	real := filepath.Join(binDir, name)
 	setpriv, err := exec.LookPath("setpriv")
 	if err != nil {
-		return real, nil
+		return watchedGuard(binDir, name, dir)
 	}
 	guard := filepath.Join(dir, "guard")
 	if err := os.MkdirAll(guard, 0o700); err != nil {
@@ -92,7 +91,8 @@ func guarded(binDir, name, dir string) (string, error) {
 	return path, os.WriteFile(path, []byte(script), 0o700)
 }
 
-// shellQuote 把一個字串放進單引號，給 sh 讀。 / shellQuote puts a string in single quotes for sh.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// componentPath 是 startComponents 要執行的路徑：Linux 上就是執行檔本身，DieWithParent 的 Pdeathsig 守著它。
+//
+// componentPath is the path startComponents runs: on Linux the binary itself,
+// guarded by DieWithParent's Pdeathsig.
+func componentPath(binDir, name, _ string) (string, error) { return filepath.Join(binDir, name), nil }

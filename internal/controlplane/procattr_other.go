@@ -3,7 +3,6 @@
 package controlplane
 
 import (
-	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -13,15 +12,20 @@ import (
 // DieWithParent has no counterpart outside Linux; Stop stops the components.
 func DieWithParent() *syscall.SysProcAttr { return nil }
 
-// waitStopped 在 Linux 以外不知道怎麼看執行緒的狀態，只能相信 SIGSTOP 已經生效。
+// waitStopped 在 Linux 以外沒有 /proc，改問 ps（見 waitStoppedPS）。
 //
-// waitStopped cannot see thread states outside Linux, and trusts SIGSTOP to have taken effect.
-func waitStopped(int, time.Duration) error { return nil }
+// waitStopped has no /proc outside Linux and asks ps instead (see
+// waitStoppedPS).
+func waitStopped(pid int, timeout time.Duration) error { return waitStoppedPS(pid, timeout) }
 
-// guarded 在 Linux 以外沒有父行程死亡的訊號可用，回傳真正的執行檔：測試的行程若被強制結束，etcd 與
-// kube-apiserver 會留下來（macOS 上這個保證不成立）。
+// guarded 在 Linux 以外沒有父行程死亡的訊號可用，改用看守者（見 watchedGuard）。
 //
-// guarded has no parent-death signal to use outside Linux and returns the
-// real binary: when a test process is killed, etcd and kube-apiserver stay
-// behind (on macOS this promise does not hold).
-func guarded(binDir, name, _ string) (string, error) { return filepath.Join(binDir, name), nil }
+// guarded has no parent-death signal to use outside Linux and uses a
+// watcher instead (see watchedGuard).
+func guarded(binDir, name, dir string) (string, error) { return watchedGuard(binDir, name, dir) }
+
+// componentPath 在 Linux 以外也用看守者：DieWithParent 在這裡什麼都不做。
+//
+// componentPath uses a watcher outside Linux too: DieWithParent does nothing
+// here.
+func componentPath(binDir, name, dir string) (string, error) { return watchedGuard(binDir, name, dir) }
