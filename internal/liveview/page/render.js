@@ -35,15 +35,16 @@ LV.svg = function (tag, attrs) {
   return node;
 };
 
-// LV.breakable 在識別字的 . 與 / 之後加上可以換行的地方，長的型別名稱只在那裡斷開，不會斷在字中間。
-// LV.breakable adds break opportunities after the dots and slashes of identifiers, so a long type name wraps only
-// there, never in the middle of a word.
-LV.breakable = function (node, text) {
+// LV.breakable 在識別字的 . 與 / 之後（或 marks 裡的每個字元之後）加上可以換行的地方，長的型別名稱只在那裡斷開，
+// 不會斷在字中間。
+// LV.breakable adds break opportunities after the dots and slashes of identifiers (or after each character in marks),
+// so a long type name wraps only there, never in the middle of a word.
+LV.breakable = function (node, text, marks = "./") {
   node.replaceChildren();
   let part = "";
   for (const ch of String(text)) {
     part += ch;
-    if (ch === "." || ch === "/") {
+    if (marks.includes(ch)) {
       node.append(part, document.createElement("wbr"));
       part = "";
     }
@@ -437,7 +438,10 @@ LV.Renderer = class {
           this.cacheRows.set(key, tr);
         }
         cells.forEach((text, i) => {
-          if (tr.cells[i].textContent !== text) tr.cells[i].textContent = text;
+          if (tr.cells[i].textContent === text) return;
+          // 標籤那一欄只在兩個標籤之間（逗號之後）換行。 / The labels column wraps only between two labels (after a comma).
+          if (i === 3) LV.breakable(tr.cells[i], text, ",");
+          else tr.cells[i].textContent = text;
         });
         tr.classList.toggle("selected", key === this.selected);
         return tr;
