@@ -76,6 +76,7 @@ LV.Renderer = class {
     this.root.querySelector("#title").title = LV.pick(p.title);
     const variant = this.root.querySelector("#variant");
     variant.textContent = LV.pick(p.variant);
+    variant.title = LV.pick(p.variant);
     variant.hidden = !LV.pick(p.variant);
     this.root.querySelector("#chapter").hidden = !p.chapter;
     this.root.querySelector("#chapter-path").textContent = LV.lang === "zh" ? (p.chapter || "").replace("docs/en/", "docs/zh-TW/") : p.chapter || "";
