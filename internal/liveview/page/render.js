@@ -203,7 +203,27 @@ LV.Renderer = class {
     layer.setAttribute("width", String(Math.ceil(origin.width)));
     layer.setAttribute("height", String(Math.ceil(height)));
     grid.style.paddingBottom = channel ? 14 + channel * CHANNEL + "px" : "";
-    if (this.lastState) this.renderEdges(this.lastState);
+    // 有一個方框放不下「resourceVersion」加一個七位數，所有方框就都寫 rv（提示裡是全名）：1024 px 寬的一般模式裡，
+    // 七個方框的 step 04 就是這樣。只在版面改變時量一次，不在每一格畫面裡量。
+    // When one box has no room for "resourceVersion" and a seven-digit number, every box says rv (the tooltip has it
+    // whole): step 04's seven boxes in normal mode at 1024 px wide are like that. Measured once per layout, not in
+    // every frame.
+    this.shortRV = false;
+    for (const box of Object.values(this.boxes)) {
+      const extra = box.querySelector(".extra");
+      const saved = extra.textContent;
+      extra.textContent = LV.t("resourceVersion") + " 0000000";
+      const over = extra.offsetWidth > box.querySelector(".numbers").clientWidth + 1;
+      extra.textContent = saved;
+      if (over) {
+        this.shortRV = true;
+        break;
+      }
+    }
+    if (this.lastState) {
+      this.renderStages(this.lastState);
+      this.renderEdges(this.lastState);
+    }
     for (const box of Object.values(this.boxes)) {
       LV.fit(box.querySelector("h2"));
       LV.fit(box.querySelector(".caption"));
@@ -267,8 +287,11 @@ LV.Renderer = class {
       count.textContent = s.opaque && !st.count ? LV.t("opaque") : LV.events(st.count);
       const extra = box.querySelector(".extra");
       const parts = [];
-      // 簡報模式裡方框窄，resourceVersion 寫成 rv（提示裡是全名）。 / In presenter mode the boxes are narrow: resourceVersion shows as rv (the tooltip has it whole).
-      if (st.rv) parts.push((document.body.classList.contains("presenter") || document.body.classList.contains("embed") ? "rv" : LV.t("resourceVersion")) + " " + st.rv);
+      // 簡報模式、嵌入模式，以及方框太窄時（shortRV），resourceVersion 寫成 rv（提示裡是全名）。
+      // In presenter and embed mode, and when the boxes are too narrow (shortRV), resourceVersion shows as rv (the
+      // tooltip has it whole).
+      const short = this.shortRV || document.body.classList.contains("presenter") || document.body.classList.contains("embed");
+      if (st.rv) parts.push((short ? "rv" : LV.t("resourceVersion")) + " " + st.rv);
       if (st.skips) parts.push(LV.t("skippedN").replace("{n}", st.skips));
       extra.textContent = parts.join(" · ");
       extra.title = st.rv ? "resourceVersion " + st.rv : "";
