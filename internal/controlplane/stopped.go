@@ -12,14 +12,13 @@ import (
 )
 
 // waitStoppedPS 是 waitStopped 在沒有 /proc 的系統（macOS）上的做法：每 5 ms 問一次 ps 這個行程的狀態，
-// 直到它是 T（停止）。ps 看的是整個行程，不是每個執行緒；macOS 的 SIGSTOP 會暫停整個 task。
+// 直到它是 T（停止）。ps 回報的是整個行程的一個狀態，不是每個執行緒各一個。
 // 它在 Linux 上也能用（procps 的 ps 接受同樣的參數），所以這裡的測試在 Linux 上跑它。
 //
 // waitStoppedPS is waitStopped for systems without /proc (macOS): it asks ps
-// for the process's state every 5 ms until it is T (stopped). ps sees the
-// whole process, not each thread; on macOS SIGSTOP suspends the whole task.
-// It works on Linux too (procps's ps takes the same arguments), so the tests
-// here run it on Linux.
+// for the process's state every 5 ms until it is T (stopped). ps reports one
+// state for the whole process, not one per thread. It works on Linux too
+// (procps's ps takes the same arguments), so the tests here run it on Linux.
 func waitStoppedPS(pid int, timeout time.Duration) error {
 	state := ""
 	err := wait.PollUntilContextTimeout(context.Background(), 5*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
