@@ -691,7 +691,7 @@ func TestHelperCacheIsPruned(t *testing.T) {
 		}
 	}
 	l := newLab(t, "lab-helpercache")
-	// Go 沒設定 GOCACHE 時，把建置快取放在 $XDG_CACHE_HOME/go-build：不指定的話，這個測試每次都從零建置整個 liveview（約一分鐘）。
+	// 沒有設定 GOCACHE 時，Go 把建置快取放在 $XDG_CACHE_HOME/go-build：不指定 GOCACHE 的話，這個測試每次都從零建置整個 liveview（約一分鐘）。
 	// Without GOCACHE, Go keeps its build cache in $XDG_CACHE_HOME/go-build: left unset, this test would build all of liveview from nothing each time (about a minute).
 	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
 	if err != nil {

@@ -310,7 +310,7 @@ func Start(opts Options) (*ControlPlane, error) {
 	// after 30 seconds. The cluster's own output is Verbose's business; these lines are not needed.
 	ctrllog.SetLogger(logr.Discard())
 
-	// 擬真叢集的第二個 API server 跟主要的同時啟動：etcd 一回應它就開始，不等主要的那個就緒。
+	// 擬真叢集的第二個 API server 跟主要的同時啟動：etcd 一有回應，它就啟動，不等主要的那個就緒。
 	// 兩個一前一後啟動時，cluster-up.sh 多花了大約兩秒。
 	// The realistic cluster's second API server starts beside the main one: as
 	// soon as etcd answers, without waiting for the main one to be ready. One

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// 兩個 kube-apiserver 要同時啟動，憑證就得在兩者之前備妥：envtest 原本在主要的 API server 啟動時才產生它們，
+// 兩個 kube-apiserver 要同時啟動，憑證就得在任何一個啟動之前備妥：envtest 原本在主要的 API server 啟動時才產生它們，
 // 第二個只能等第一個起來之後再複製。這裡的小型 CA 跟 envtest 的做法相同（ECDSA P-256，效期一週），只是由我們先做好。
 //
 // Both kube-apiservers start side by side, so their certificates must exist
@@ -71,7 +71,7 @@ func newCA(name string) (*tinyCA, error) {
 	return &tinyCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: raw})}, nil
 }
 
-// issue 簽發一張憑證，回傳 PEM 編碼的憑證與 PKCS#8 私鑰。序號是亂數，所以可以同時呼叫。
+// issue 簽發一張憑證，回傳憑證與它的 PKCS#8 私鑰，兩者都是 PEM 編碼。序號是亂數，所以可以同時呼叫。
 //
 // issue signs one certificate and returns it and its PKCS#8 key, both
 // PEM-encoded. Serial numbers are random, so concurrent calls are safe.
@@ -166,7 +166,7 @@ func (a *certAuthn) Start() error {
 	return os.WriteFile(filepath.Join(a.dir, clientCAFile), a.ca.pem, 0o600)
 }
 
-// AddUser 簽發一張用戶端憑證（CN 是使用者名稱，O 是群組），放進 base 的副本。
+// AddUser 簽發一張用戶端憑證（CN 是使用者名稱，O 是群組），放進 base 的一份複本。
 //
 // AddUser issues a client certificate (CN the user name, O the groups) and
 // puts it in a copy of base.

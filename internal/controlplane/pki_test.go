@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// 伺服器憑證對 127.0.0.1 與 localhost 有效、不能當用戶端憑證；用戶端憑證帶著使用者與群組，只由用戶端 CA 認得。
+// 服務憑證對 127.0.0.1 與 localhost 有效、不能當用戶端憑證；用戶端憑證帶著使用者與群組，只由用戶端 CA 認得。
 // The serving certificate is valid for 127.0.0.1 and localhost and not as a
 // client certificate; a client certificate carries the user and groups and
 // only the client CA accepts it.

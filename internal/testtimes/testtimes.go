@@ -1,4 +1,4 @@
-// Package testtimes 讀 go test -json 的事件流，說出時間花在哪裡：每個套件的測試執行檔跑了多久，
+// Package testtimes 讀 go test -json 的事件串流，說出時間花在哪裡：每個套件的測試執行檔跑了多久，
 // 以及最慢的頂層測試。scripts/ci/test-times.sh 用它，README 的測試時間由它量出。
 //
 // Package testtimes reads the event stream of go test -json and says where
@@ -39,7 +39,7 @@ type Timing struct {
 	Action string
 }
 
-// Report 是整個事件流的摘要。 / Report summarises a whole event stream.
+// Report 是整個事件串流的摘要。 / Report summarises a whole event stream.
 type Report struct {
 	// Packages 由慢到快。 / Packages, slowest first.
 	Packages []Timing
@@ -47,7 +47,7 @@ type Report struct {
 	Tests []Timing
 }
 
-// Read 讀完整個事件流。失敗的測試與套件的輸出、建置的輸出，以及不是 JSON 的行，都照原樣寫到 other：
+// Read 讀完整個事件串流。失敗的測試與套件的輸出、建置的輸出，以及不是 JSON 的行，都照原樣寫到 other：
 // 時間之外，失敗的原因也看得到。
 //
 // Read reads the whole event stream. The output of failed tests and

@@ -13,7 +13,7 @@ set -o errexit -o nounset -o pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 # 設定（可用環境變數覆寫）/ Settings (override with environment variables)
-# 列出幾個最慢的頂層測試。 / How many of the slowest top-level tests to list.
+# 最慢的頂層測試要列出幾個。 / How many of the slowest top-level tests to list.
 TOP="${TOP:-15}"
 
 main() {
