@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/informer-walkthrough/informer-walkthrough/internal/controlplane"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
@@ -72,6 +73,73 @@ func TestOrphanChild(t *testing.T) {
 	testenv.Plain(t)
 	fmt.Println("orphan child ready")
 	time.Sleep(time.Minute)
+}
+
+// 情境：macOS 的看守者（watchedGuard）在 Linux 上執行：啟動它的行程被 SIGKILL 之後，執行檔在幾秒內結束；
+// 執行檔自己先結束時，看守者也不會留下來。
+// The story: macOS's watcher (watchedGuard), run on Linux: once the process that
+// started it gets SIGKILL, the binary ends within seconds; when the binary
+// ends first, the watcher does not stay behind either.
+func TestWatchedGuard(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	guard, err := controlplane.WatchedGuard(filepath.Dir(sleep), filepath.Base(sleep), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// parent 是一個 sh：在背景啟動被看守的 sleep，印出它的 pid，然後一直等。
+	// parent is an sh that starts the guarded sleep in the background, prints its pid, and waits.
+	parent := exec.Command("sh", "-c", `"$0" 120 & echo $!; wait`, guard)
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = parent.Process.Kill(); _ = parent.Wait() })
+	var pid int
+	if _, err := fmt.Fscan(out, &pid); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	if !alive(pid) {
+		t.Fatalf("the guarded sleep (pid %d) is not running", pid)
+	}
+	if err := parent.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = parent.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the guarded sleep (pid %d) still runs 10 s after its parent was killed", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	// 執行檔自己結束：看守者（同一個行程群組裡的 sh）不久也結束。
+	// The binary ends by itself: the watcher (an sh in the same process group) ends soon after.
+	short := exec.Command(guard, "0.1")
+	short.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := short.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := short.Process.Pid
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		out, _ := exec.Command("ps", "-o", "pid=", "-g", strconv.Itoa(pgid)).Output()
+		if strings.TrimSpace(string(out)) == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after the guarded binary ended, its process group still has %s", strings.Fields(string(out)))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // descendants 列出 pid 的子孫行程（從 /proc 讀每個行程的父行程）。 / descendants lists pid's descendants (reading each process's parent from /proc).
