@@ -11,6 +11,7 @@
 package controlplane
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -316,7 +318,8 @@ func Start(opts Options) (*ControlPlane, error) {
 	// soon as etcd answers, without waiting for the main one to be ready. One
 	// after the other, they cost cluster-up.sh about two more seconds.
 	var backDone chan error
-	stopWaiting := make(chan struct{})
+	waiting, stopWaiting := context.WithTimeout(context.Background(), 60*time.Second)
+	defer stopWaiting()
 	if opts.Realistic {
 		if cp.back, err = cp.sibling(true); err != nil {
 			cp.cleanup()
@@ -324,7 +327,7 @@ func Start(opts Options) (*ControlPlane, error) {
 		}
 		backDone = make(chan error, 1)
 		go func() {
-			if err := waitForEtcd(etcd.URL, stopWaiting); err != nil {
+			if err := waitForEtcd(waiting, etcd.URL); err != nil {
 				backDone <- err
 				return
 			}
@@ -334,7 +337,7 @@ func Start(opts Options) (*ControlPlane, error) {
 	started := time.Now()
 	cfg, err := cp.env.Start()
 	if err != nil {
-		close(stopWaiting)
+		stopWaiting()
 		if backDone != nil {
 			<-backDone
 			_ = cp.back.Stop()
@@ -380,32 +383,30 @@ func freeLoopbackURL() (*url.URL, error) {
 	return &url.URL{Scheme: "http", Host: host}, nil
 }
 
-// waitForEtcd 每 10 ms 問一次 etcd 的 /health，直到它回應 200、stop 被關閉，或 60 秒過去：
+// waitForEtcd 每 10 ms 問一次 etcd 的 /health，直到它回應 200 或 ctx 結束：
 // 跟 envtest 啟動主要的 API server 之前一樣，先等 etcd 能服務，第二個 API server 才啟動。
 //
-// waitForEtcd asks etcd's /health every 10 ms until it answers 200, stop is
-// closed, or 60 seconds pass: as envtest does before the main API server,
-// the second one starts only once etcd serves.
-func waitForEtcd(u *url.URL, stop <-chan struct{}) error {
+// waitForEtcd asks etcd's /health every 10 ms until it answers 200 or ctx
+// ends: as envtest does before the main API server, the second one starts
+// only once etcd serves.
+func waitForEtcd(ctx context.Context, u *url.URL) error {
 	client := &http.Client{Timeout: time.Second}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := client.Get(u.JoinPath("health").String())
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
+	err := wait.PollUntilContextCancel(ctx, 10*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.JoinPath("health").String(), nil)
+		if err != nil {
+			return false, err
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("etcd at %s did not answer within 60 s", u)
+		resp, err := client.Do(req)
+		if err != nil {
+			return false, nil
 		}
-		select {
-		case <-stop:
-			return fmt.Errorf("the main API server did not start")
-		case <-time.After(10 * time.Millisecond):
-		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		return fmt.Errorf("etcd at %s did not answer before the second kube-apiserver could start: %w", u, err)
 	}
+	return nil
 }
 
 // URL 是 API server 的位址，例如 https://127.0.0.1:41234。
