@@ -203,11 +203,11 @@ LV.Renderer = class {
     layer.setAttribute("width", String(Math.ceil(origin.width)));
     layer.setAttribute("height", String(Math.ceil(height)));
     grid.style.paddingBottom = channel ? 14 + channel * CHANNEL + "px" : "";
-    // 只要有一個方框放不下「resourceVersion」加一個七位數，所有方框就都寫 rv（提示裡是全名）：1024 px 寬的一般模式裡，
-    // 步驟 04 的七個方框就是這樣。只在版面改變時量一次，不在每一格畫面裡量。
+    // 只要有一個方框放不下「resourceVersion」加一個七位數，所有方框就都寫 rv（提示裡是全名）：例如一條有七個方框的
+    // 管線，在 1024 px 寬的一般模式裡。只在版面改變時量一次，不在每一格畫面裡量。
     // When one box has no room for "resourceVersion" and a seven-digit number, every box says rv (the tooltip has it
-    // whole): step 04's seven boxes in normal mode at 1024 px wide are like that. Measured once per layout, not in
-    // every frame.
+    // whole): a pipeline of seven boxes in normal mode at 1024 px wide, say. Measured once per layout, not in every
+    // frame.
     this.shortRV = false;
     for (const box of Object.values(this.boxes)) {
       const extra = box.querySelector(".extra");
