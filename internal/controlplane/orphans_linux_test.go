@@ -106,9 +106,14 @@ func TestWatchedGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-	if !alive(pid) {
-		t.Fatalf("the guarded sleep (pid %d) is not running", pid)
-	}
+	// $! 在腳本開始執行之前就印出來了。等到它 exec 了 sleep（那時看守者已經記下父行程），才殺掉父行程。
+	// $! is printed before the script has run. Kill the parent only once it has exec'd sleep (by then the watcher
+	// has noted its parent).
+	// （comm 不能用：腳本的名字也叫 sleep。 / Not comm: the script is called sleep too.）
+	testenv.Poll(t, fmt.Sprintf("the guarded script (pid %d) to exec sleep", pid), func() bool {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		return strings.HasPrefix(string(cmdline), sleep+"\x00")
+	})
 	if err := parent.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
