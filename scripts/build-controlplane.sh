@@ -6,6 +6,9 @@
 #
 #   scripts/build-controlplane.sh              build if missing, else say where they are
 #   scripts/build-controlplane.sh --print-dir  print the binary directory and exit
+#   scripts/build-controlplane.sh --platform darwin/arm64 [--print-dir]
+#                                              the same for another platform, into its own cache directory
+#                                              (scripts/workshop-bundle.sh uses it; the binaries cannot run here)
 set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -25,6 +28,18 @@ binaries_work() {
   done
 }
 
+# binaries_built_for 是別的平台的 binaries_work：那些執行檔在這裡不能執行，所以改看 go version -m 寫在執行檔裡的平台。
+# binaries_built_for is binaries_work for another platform: those binaries cannot run here, so it reads the platform
+# go version -m finds written in each of them instead.
+binaries_built_for() {
+  local dir="$1" platform="$2" bin info
+  for bin in "${BINARIES[@]}"; do
+    [[ -x "${dir}/${bin}" ]] || return 1
+    info="$(go version -m "${dir}/${bin}" 2>/dev/null)" || return 1
+    grep -q "GOOS=${platform%/*}\$" <<<"${info}" && grep -q "GOARCH=${platform#*/}\$" <<<"${info}" || return 1
+  done
+}
+
 # 暫存目錄；中斷時由 cleanup 收拾（進行中的 go build 由 go_build 自己收拾）。 / The temporary directory; cleanup tidies it on interruption (go_build tidies a running go build itself).
 BUILD_TMP=""
 
@@ -41,20 +56,40 @@ build_one() {
 }
 
 main() {
-  local dir started=${SECONDS}
-  dir="$(controlplane_bin_dir)"
-  if [[ "${1:-}" == "--print-dir" ]]; then
+  local dir started=${SECONDS} platform="" print=""
+  command -v go >/dev/null 2>&1 || die "go is not installed (see README.md for the version)"
+  while (($# > 0)); do
+    case "$1" in
+    --print-dir) print=yes ;;
+    --platform)
+      [[ "${2:-}" =~ ^[a-z0-9]+/[a-z0-9]+$ ]] || die "--platform needs OS/ARCH, such as darwin/arm64"
+      platform="$2"
+      shift
+      ;;
+    *) die "unknown argument '$1' (see the top of scripts/build-controlplane.sh)" ;;
+    esac
+    shift
+  done
+  [[ -n "${platform}" ]] || platform="$(host_platform)"
+  dir="$(controlplane_bin_dir "${platform}")"
+  if [[ -n "${print}" ]]; then
     printf '%s\n' "${dir}"
     return
   fi
-  command -v go >/dev/null 2>&1 || die "go is not installed (see README.md for the version)"
-  if binaries_work "${dir}"; then
-    log "control plane already built in ${dir}"
+  local works=binaries_work
+  if [[ "${platform}" != "$(host_platform)" ]]; then
+    # 為別的平台交叉編譯：只用 Go 自己的程式碼（不用 cgo），在這裡只能檢查執行檔寫著的平台。
+    # Cross-compiling for another platform: Go code only (no cgo); here only the platform written in the binaries can be checked.
+    works="binaries_built_for"
+    export GOOS="${platform%/*}" GOARCH="${platform#*/}" CGO_ENABLED=0
+  fi
+  if "${works}" "${dir}" "${platform}"; then
+    log "control plane for ${platform} already built in ${dir}"
     return
   fi
   [[ -z "${INFORMER_LAB_BIN_DIR:-}" ]] || die "INFORMER_LAB_BIN_DIR=${dir} lacks a working one of: ${BINARIES[*]}"
 
-  log "building the local control plane into ${dir}"
+  log "building the local control plane for ${platform} into ${dir}"
   log "the first build takes about 11 minutes on 2 cores (measured 11m04s on a 2-core VM); later runs reuse it"
   mkdir -p "$(dirname "${dir}")"
   # 先建到暫存目錄，全部成功才搬過去，中斷的建置不會留下半套。
@@ -70,7 +105,7 @@ main() {
     k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler
   # kwok 有自己的模組（它要 client-go v0.36），見 scripts/kwok/go.mod。 / kwok has a module of its own (it needs client-go v0.36); see scripts/kwok/go.mod.
   build_one kwok "${BUILD_TMP}/kwok" kwok "" sigs.k8s.io/kwok/cmd/kwok
-  binaries_work "${BUILD_TMP}" || die "the binaries just built do not run (see above)"
+  "${works}" "${BUILD_TMP}" "${platform}" || die "the binaries just built do not run, or are not for ${platform} (see above)"
   touch "${BUILD_TMP}/.built"
   rm -rf "${dir}"
   mv "${BUILD_TMP}" "${dir}"

@@ -68,14 +68,24 @@ kube_version_ldflags() {
   printf '%s\n' "-X k8s.io/component-base/version.gitVersion=${kube} -X k8s.io/component-base/version.gitMajor=${major} -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
 }
 
-# controlplane_bin_dir 是本機叢集執行檔所在目錄：INFORMER_LAB_BIN_DIR，否則每個使用者的快取。
-# controlplane_bin_dir is where the local cluster's binaries live: INFORMER_LAB_BIN_DIR, else the per-user cache.
+# controlplane_bin_dir 是本機叢集執行檔所在目錄：INFORMER_LAB_BIN_DIR，否則每個使用者的快取。給了別的平台
+# （例如 darwin/arm64，工作坊套件用）時，是那個平台在快取裡自己的目錄；那些執行檔在這台機器上不能執行。
+# controlplane_bin_dir is where the local cluster's binaries live: INFORMER_LAB_BIN_DIR, else the per-user cache. Given
+# another platform (darwin/arm64, say, for the workshop bundle), it is that platform's own directory in the cache; those
+# binaries cannot run on this machine.
 controlplane_bin_dir() {
-  if [[ -n "${INFORMER_LAB_BIN_DIR:-}" ]]; then
+  local platform="${1:-$(host_platform)}" suffix=""
+  [[ "${platform}" == "$(host_platform)" ]] || suffix="-${platform/\//-}"
+  if [[ -n "${INFORMER_LAB_BIN_DIR:-}" && -z "${suffix}" ]]; then
     printf '%s\n' "${INFORMER_LAB_BIN_DIR}"
   else
-    printf '%s/informer-walkthrough/controlplane/%s\n' "${XDG_CACHE_HOME:-$HOME/.cache}" "$(controlplane_key)"
+    printf '%s/informer-walkthrough/controlplane/%s%s\n' "${XDG_CACHE_HOME:-$HOME/.cache}" "$(controlplane_key)" "${suffix}"
   fi
+}
+
+# host_platform 印出這台機器的 Go 平台，例如 linux/amd64。 / host_platform prints this machine's Go platform, such as linux/amd64.
+host_platform() {
+  go env GOHOSTOS GOHOSTARCH | paste -sd / -
 }
 
 # sha256_of 印出標準輸入的 SHA-256（Linux 用 sha256sum，macOS 用 shasum）。 / sha256_of prints the SHA-256 of standard input (sha256sum on Linux, shasum on macOS).
