@@ -261,15 +261,7 @@ func Start(opts Options) (*ControlPlane, error) {
 		cp.cleanup()
 		return nil, err
 	}
-	// 收到 SIGTERM 時，kube-apiserver 預設會等開著的 watch 自己結束，最多 60 秒；
-	// informer 的 watch 不會自己結束。這個設定讓它主動關閉 watch，幾秒內就能停下。
-	// On SIGTERM kube-apiserver waits by default up to 60 seconds for open
-	// watches to finish, and an informer's watch never does. This makes it
-	// close the watches itself, so it stops within seconds.
-	api.Configure().Set("shutdown-watch-termination-grace-period", "2s")
-	// 兩個 API server 簽發的 ServiceAccount token 要彼此認得：同一把金鑰（pki.configure 寫入），同一個 issuer。
-	// Tokens either API server issues must be valid on the other: the same key (pki.configure writes it), the same issuer.
-	api.Configure().Set("service-account-issuer", serviceAccountIssuer)
+	configureEither(api)
 	if opts.Realistic {
 		configureRealistic(api, pki)
 	}
@@ -459,12 +451,38 @@ func (cp *ControlPlane) sibling(realistic bool) (*envtest.APIServer, error) {
 	if err := cp.pki.configure(api, dir); err != nil {
 		return nil, err
 	}
-	api.Configure().Set("shutdown-watch-termination-grace-period", "2s")
-	api.Configure().Set("service-account-issuer", serviceAccountIssuer)
+	configureEither(api)
 	if realistic {
 		configureRealistic(api, dir)
 	}
 	return api, nil
+}
+
+// configureEither 設定兩個 kube-apiserver 都要的參數。 / configureEither sets what both kube-apiservers need.
+func configureEither(api *envtest.APIServer) {
+	args := api.Configure()
+	// 收到 SIGTERM 時，kube-apiserver 預設會等開著的 watch 自己結束，最多 60 秒；
+	// informer 的 watch 不會自己結束。這個設定讓它主動關閉 watch，幾秒內就能停下。
+	// On SIGTERM kube-apiserver waits by default up to 60 seconds for open
+	// watches to finish, and an informer's watch never does. This makes it
+	// close the watches itself, so it stops within seconds.
+	args.Set("shutdown-watch-termination-grace-period", "2s")
+	// 兩個 API server 簽發的 ServiceAccount token 要彼此認得：同一把金鑰（pki.configure 寫入），同一個 issuer。
+	// Tokens either API server issues must be valid on the other: the same key (pki.configure writes it), the same issuer.
+	args.Set("service-account-issuer", serviceAccountIssuer)
+	// 沒有指定時，kube-apiserver 從預設路由的網路介面挑自己要公布的位址；沒有網路（例如工作坊裡關掉 Wi-Fi 的筆電）
+	// 就沒有預設路由，它會起不來。這個叢集只在 127.0.0.1 上，就公布這個位址。預設的 lease endpoint reconciler
+	// 不接受 loopback 位址（https://github.com/kubernetes/kubernetes/blob/v1.37.2/pkg/controlplane/instance.go#L354-L356），
+	// 所以不用它：default/kubernetes 這個 Service 因此沒有 endpoint。叢集裡沒有真的在跑的 Pod 會去連它
+	// （節點是 kwok 的假節點）。
+	// Unless told, kube-apiserver picks the address it advertises from the default route's interface; with no network
+	// (a laptop with Wi-Fi off at a workshop, say) there is no default route and it does not start. This cluster lives
+	// on 127.0.0.1 only, so that is the address it advertises. The default lease endpoint reconciler refuses a loopback
+	// address (https://github.com/kubernetes/kubernetes/blob/v1.37.2/pkg/controlplane/instance.go#L354-L356), so none
+	// is used: the default/kubernetes Service has no endpoints as a result. No pod in this cluster really runs to
+	// call it (the node is kwok's fake).
+	args.Set("advertise-address", "127.0.0.1")
+	args.Set("endpoint-reconciler-type", "none")
 }
 
 // startSibling 啟動 sibling 準備好的 API server，等它就緒。 / startSibling starts an API server sibling prepared and waits until it is ready.
