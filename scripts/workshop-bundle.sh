@@ -53,17 +53,23 @@ page_name() {
   printf '%s-%s.html\n' "${1%%/*}" "${base}"
 }
 
-# shared_parts 寫出各平台共用的部分到 $1/informer-walkthrough/.workshop：goproxy（這個 commit 的 go.mod 需要的每個
-# 模組，取自講師的模組快取，缺的才去 GOPROXY 拿）與 pages（每個錄製檔匯出的頁面）。
-# shared_parts writes what every platform shares into $1/informer-walkthrough/.workshop: goproxy (every module this
-# commit's go.mod needs, taken from the presenter's module cache, fetching from GOPROXY only what it lacks) and pages
-# (the page exported from every recording).
+# MODULES 是學員需要的套件：每個套件、它們的測試，以及 go.mod 的 tool（go list 載入它們時會抓齊需要的模組）。
+# MODULES are the packages a participant needs: every package, their tests and go.mod's tools (go list fetches the
+# modules they need while loading them).
+MODULES=(-deps -test ./... tool)
+
+# shared_parts 寫出各平台共用的部分到 $1/informer-walkthrough/.workshop：goproxy（MODULES 需要的模組，取自講師的
+# 模組快取，缺的才去 GOPROXY 拿；go.sum 不能少任何一筆，也不會被改）與 pages（每個錄製檔匯出的頁面）。
+# shared_parts writes what every platform shares into $1/informer-walkthrough/.workshop: goproxy (the modules MODULES
+# need, taken from the presenter's module cache, fetching from GOPROXY only what it lacks; go.sum must have every one
+# and is left as it is) and pages (the page exported from every recording).
 shared_parts() {
-  local into="$1/informer-walkthrough/.workshop" started=${SECONDS} rec liveview
+  local into="$1/informer-walkthrough/.workshop" started=${SECONDS} rec liveview proxy
   mkdir -p "${into}/pages"
-  log "collecting the Go modules (go mod download all, from this machine's module cache where it can)"
-  (cd "${REPO_ROOT}" && GOMODCACHE="$1/modcache" GOFLAGS=-modcacherw \
-    GOPROXY="file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)" go mod download all)
+  log "collecting the Go modules the steps, their tests and the tools need, from this machine's module cache where it can"
+  proxy="file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)"
+  (cd "${REPO_ROOT}" && GOMODCACHE="$1/modcache" GOFLAGS="-modcacherw -mod=readonly" GOPROXY="${proxy}" \
+    go list "${MODULES[@]}" >/dev/null)
   mv "$1/modcache/cache/download" "${into}/goproxy"
   liveview="$(helper_bin liveview)"
   for rec in $(recordings); do
@@ -217,10 +223,12 @@ install() {
   done
   log "helper commands: ${bindir}"
 
-  # 只從套件拿模組（GOPROXY=file://，GOSUMDB=off：每個模組仍照 go.sum 驗證），不連網路。
-  # Modules come from the bundle only (GOPROXY=file://; GOSUMDB=off, each module is still checked against go.sum), no network.
-  (cd "${REPO_ROOT}" && GOPROXY="file://${from}/goproxy" GOSUMDB=off GOTOOLCHAIN=local go mod download all) ||
-    die "go mod download from the bundle failed (above); go.mod needs the Go it names: $(awk '$1 == "go" { print $2 }' "${REPO_ROOT}/go.mod") or newer"
+  # 只從套件拿模組（GOPROXY=file://；GOSUMDB=off，每個模組仍照 go.sum 驗證），不連網路，也不改 go.sum。
+  # Modules come from the bundle only (GOPROXY=file://; GOSUMDB=off, each is still checked against go.sum): no network,
+  # and go.sum stays as it is.
+  (cd "${REPO_ROOT}" && GOPROXY="file://${from}/goproxy" GOSUMDB=off GOTOOLCHAIN=local GOFLAGS=-mod=readonly \
+    go list "${MODULES[@]}" >/dev/null) ||
+    die "loading the modules from the bundle failed (above); go.mod needs Go $(awk '$1 == "go" { print $2 }' "${REPO_ROOT}/go.mod") or newer"
   log "Go modules: $(go env GOMODCACHE)"
 
   rm -rf "${REPO_ROOT}/pages"
