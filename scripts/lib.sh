@@ -4,6 +4,12 @@
 # shellcheck disable=SC2034 # 變數給 source 這個檔案的腳本使用。 / Variables are used by the scripts that source this file.
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+# 小程式（internal/cmd）從這裡讀 repo 裡的檔案（控制平面的版本、kwok 的 stages）；工作坊套件裡預先建好的小程式
+# 不知道自己的原始碼在學員機器上的哪裡，見 internal/controlplane 的 RepoRootEnv。
+# The helper commands (internal/cmd) read the repository's files from here (the control plane's versions, kwok's
+# stages); a helper prebuilt in a workshop bundle cannot know where its sources are on the participant's machine; see
+# internal/controlplane's RepoRootEnv.
+export INFORMER_LAB_REPO_ROOT="${REPO_ROOT}"
 
 # 設定（可用環境變數覆寫）/ Settings (override with environment variables)
 CLUSTER_NAME="${CLUSTER_NAME:-informer-lab}"

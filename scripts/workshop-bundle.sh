@@ -7,8 +7,9 @@
 # built, the Go modules (a directory GOPROXY=file:// reads) and the exported page of every step's demo. A participant
 # unpacks it and runs install, which puts them into the caches the scripts already use; no network is needed after that.
 #
-#   scripts/workshop-bundle.sh build [--out DIR] [PLATFORM...]
-#       presenter; PLATFORM is OS/ARCH, by default linux/amd64 linux/arm64 darwin/arm64 darwin/amd64
+#   scripts/workshop-bundle.sh build [--out DIR] [--worktree] [PLATFORM...]
+#       presenter; PLATFORM is OS/ARCH, by default linux/amd64 linux/arm64 darwin/arm64 darwin/amd64;
+#       --worktree packs the working tree as it is (changes too) instead of insisting on a clean commit
 #   scripts/workshop-bundle.sh check ARCHIVE
 #       list an archive and check that every binary in it is built for its platform (go version -m)
 #   tar -xzf informer-walkthrough-workshop-linux-amd64.tar.gz && informer-walkthrough/scripts/workshop-bundle.sh install
@@ -26,6 +27,8 @@ CONTROLPLANE=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
 
 # 暫存目錄；結束時刪掉。 / The temporary directory; removed at exit.
 WORK=""
+# yes：打包工作目錄現在的樣子（build --worktree）。 / yes: pack the working tree as it is (build --worktree).
+WORKTREE=""
 
 cleanup() {
   if [[ -n "${WORK}" ]]; then
@@ -68,8 +71,12 @@ shared_parts() {
   mkdir -p "${into}/pages"
   log "collecting the Go modules the steps, their tests and the tools need, from this machine's module cache where it can"
   proxy="file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)"
-  (cd "${REPO_ROOT}" && GOMODCACHE="$1/modcache" GOFLAGS="-modcacherw -mod=readonly" GOPROXY="${proxy}" \
-    go list "${MODULES[@]}" >/dev/null)
+  local said
+  said="$(cd "${REPO_ROOT}" && GOMODCACHE="$1/modcache" GOFLAGS="-modcacherw -mod=readonly" GOPROXY="${proxy}" \
+    go list "${MODULES[@]}" 2>&1 >/dev/null)" || {
+    printf '%s\n' "${said}" | grep -v '^go: downloading ' >&2
+    die "collecting the modules failed (above)"
+  }
   mv "$1/modcache/cache/download" "${into}/goproxy"
   liveview="$(helper_bin liveview)"
   for rec in $(recordings); do
@@ -78,7 +85,7 @@ shared_parts() {
   log "modules ($(du -sh "${into}/goproxy" | cut -f 1)) and $(recordings | grep -c .) pages ready after $(seconds_since "${started}")"
 }
 
-# go_build_for 建置一個套件給某個平台：不用 cgo（執行檔不依賴學員機器上的 C 函式庫）、-trimpath（不帶講師的路徑）。
+# go_build_for 建置一個套件給某個平台：不用 cgo（執行檔不仰賴學員機器上的 C 函式庫）、-trimpath（不帶講師的路徑）。
 # 用法：go_build_for 平台 輸出 套件。
 # go_build_for builds one package for a platform: without cgo (the binary needs no C library on the participant's
 # machine) and with -trimpath (no paths from the presenter's machine). Usage: go_build_for platform output package.
@@ -94,7 +101,13 @@ go_build_for() {
 platform_parts() {
   local platform="$1" root="$2/informer-walkthrough" started=${SECONDS} name cpdir
   mkdir -p "${root}"
-  git -C "${REPO_ROOT}" archive --format=tar HEAD | tar -x -C "${root}"
+  if [[ -n "${WORKTREE}" ]]; then
+    # 工作目錄裡 git 認得的檔案（追蹤的，加上沒被忽略的新檔），照現在的內容。
+    # The files git knows in the working tree (tracked, plus new ones not ignored), as they are now.
+    (cd "${REPO_ROOT}" && git ls-files -z --cached --others --exclude-standard | tar --null -cf - -T -) | tar -x -C "${root}"
+  else
+    git -C "${REPO_ROOT}" archive --format=tar HEAD | tar -x -C "${root}"
+  fi
   mkdir -p "${root}/.workshop/helpers" "${root}/bin"
   "${REPO_ROOT}/scripts/build-controlplane.sh" --platform "${platform}"
   cpdir="$("${REPO_ROOT}/scripts/build-controlplane.sh" --platform "${platform}" --print-dir)"
@@ -107,7 +120,7 @@ platform_parts() {
     go_build_for "${platform}" "${root}/bin/${name}" "./${name}"
   done
   {
-    printf 'commit=%s\n' "$(git -C "${REPO_ROOT}" rev-parse HEAD)"
+    printf 'commit=%s%s\n' "$(git -C "${REPO_ROOT}" rev-parse HEAD)" "${WORKTREE:+ and the working tree}"
     printf 'platform=%s\n' "${platform}"
     printf 'go=%s\n' "$(go env GOVERSION)"
   } >"${root}/.workshop/manifest"
@@ -123,6 +136,7 @@ build() {
       out="$2"
       shift
       ;;
+    --worktree) WORKTREE=yes ;;
     */*) platforms+=("$1") ;;
     *) die "unknown argument '$1': build takes --out DIR and platforms such as linux/amd64" ;;
     esac
@@ -132,8 +146,8 @@ build() {
   command -v go >/dev/null 2>&1 || die "go is not installed (see README.md for the version)"
   # 套件裝的是一個 commit；工作目錄有改動時，建出來的東西會跟裝進去的原始碼不一致。
   # A bundle holds one commit; with changes in the working tree, what is built would not match the sources it holds.
-  [[ -z "$(git -C "${REPO_ROOT}" status --porcelain)" ]] ||
-    die "the working tree has changes, and a bundle holds a commit: commit or stash them, then run this again"
+  [[ -n "${WORKTREE}" || -z "$(git -C "${REPO_ROOT}" status --porcelain)" ]] ||
+    die "the working tree has changes, and a bundle holds a commit: commit or stash them (or pass --worktree), then run this again"
   mkdir -p "${out}"
   out="$(cd "${out}" && pwd -P)"
   trap cleanup EXIT
@@ -226,9 +240,13 @@ install() {
   # 只從套件拿模組（GOPROXY=file://；GOSUMDB=off，每個模組仍照 go.sum 驗證），不連網路，也不改 go.sum。
   # Modules come from the bundle only (GOPROXY=file://; GOSUMDB=off, each is still checked against go.sum): no network,
   # and go.sum stays as it is.
-  (cd "${REPO_ROOT}" && GOPROXY="file://${from}/goproxy" GOSUMDB=off GOTOOLCHAIN=local GOFLAGS=-mod=readonly \
-    go list "${MODULES[@]}" >/dev/null) ||
+  # go 的「downloading」一行一個模組，近百行；只在失敗時印出來。 / Go's "downloading" lines, one per module and nearly a hundred, are shown only on failure.
+  local said
+  said="$(cd "${REPO_ROOT}" && GOPROXY="file://${from}/goproxy" GOSUMDB=off GOTOOLCHAIN=local GOFLAGS=-mod=readonly \
+    go list "${MODULES[@]}" 2>&1 >/dev/null)" || {
+    printf '%s\n' "${said}" | grep -v '^go: downloading ' >&2
     die "loading the modules from the bundle failed (above); go.mod needs Go $(awk '$1 == "go" { print $2 }' "${REPO_ROOT}/go.mod") or newer"
+  }
   log "Go modules: $(go env GOMODCACHE)"
 
   rm -rf "${REPO_ROOT}/pages"
