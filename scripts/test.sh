@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # test.sh：專案的測試指令。在全新的機器上也會自己準備好一切（包括控制平面），然後檢查格式、
 # 靜態分析、shell 腳本，連到真實的 kube-apiserver 執行 go test ./...（課程在 race detector 底下），跑一輪步驟 05 的基準測試，
+# 建一個工作坊套件並從全新的家目錄離線跑一次（TEST_BUNDLE=no 可以略過），
 # 最後在真的 kind 叢集上跑導覽與每一步（需要 Docker；TEST_KIND=no 可以略過，最後一行會說）。
 # The project's test command. On a fresh machine it sets up everything it needs (the control plane included), then checks
 # formatting, static analysis and the shell scripts, runs go test ./... against a real kube-apiserver (the lessons under
-# the race detector) and one round of step 05's benchmark, and finally runs the walkthrough and every step on a real kind
-# cluster (needs Docker; TEST_KIND=no leaves that out, and the last line says so).
+# the race detector) and one round of step 05's benchmark, builds a workshop bundle and runs it once offline from a fresh
+# home (TEST_BUNDLE=no leaves that out), and finally runs the walkthrough and every step on a real kind cluster (needs
+# Docker; TEST_KIND=no leaves that out, and the last line says so).
 set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -16,6 +18,11 @@ GO_TEST_FLAGS="${GO_TEST_FLAGS:-}"
 # yes：在 kind 叢集上也跑導覽與每個步驟（預設）；no：不跑，最後一行會這樣說。
 # yes: also run the walkthrough and every step on a kind cluster (the default); no: leave them out, and the last line says so.
 TEST_KIND="${TEST_KIND:-yes}"
+# yes：為這台機器建一個工作坊套件（從工作目錄），在全新的家目錄、沒有網路下，從解開到步驟 01 的第一個事件跑一次
+# （預設）；no：不跑。
+# yes: build a workshop bundle for this machine (from the working tree) and run it once, from unpacking to step 01's
+# first event, in a fresh home with no network (the default); no: leave it out.
+TEST_BUNDLE="${TEST_BUNDLE:-yes}"
 # yes：internal、docs 與每一步的測試在 race detector 底下跑（預設；以執行檔跑的步驟也帶著它，見 internal/testenv 的 Build），
 # 取代一般的執行，不是多跑一次；no：全部一般地跑，快一些。
 # yes: the tests of internal, docs and every step run under the race detector (the default; a step run as a binary has
@@ -161,6 +168,7 @@ main() {
   *) die "TEST_KIND must be yes or no, not '${TEST_KIND}'" ;;
   esac
   [[ "${RACE}" == yes || "${RACE}" == no ]] || die "RACE must be yes or no, not '${RACE}'"
+  [[ "${TEST_BUNDLE}" == yes || "${TEST_BUNDLE}" == no ]] || die "TEST_BUNDLE must be yes or no, not '${TEST_BUNDLE}'"
   phase "building (or reusing) the local control plane"
   "${REPO_ROOT}/scripts/build-controlplane.sh"
   phase "static checks"
@@ -191,6 +199,10 @@ main() {
   # Benchmarks do not run under go test ./...; one round each proves they still measure (1000 pods each, about 10 s).
   phase "the heap benchmarks of steps 05 and 06, one round"
   (cd "${REPO_ROOT}" && go test -count=1 -run '^$' -bench CachedPodHeap -benchtime 1x ./step05-shared-informer ./step06-custom-resource)
+  if [[ "${TEST_BUNDLE}" == yes ]]; then
+    phase "the workshop bundle for $(host_platform): built, then unpacked in a fresh home with GOPROXY=off and no network, up to step 01's first event"
+    RUNS=1 "${REPO_ROOT}/scripts/ci/bench-workshop-bundle.sh"
+  fi
   if [[ "${TEST_KIND}" == no ]]; then
     phase "all checks passed, except the kind tests: TEST_KIND=no left them out"
     return

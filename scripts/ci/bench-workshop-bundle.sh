@@ -7,7 +7,7 @@
 # empty) and GOPROXY=off and, when run as root, a network namespace with no network (loopback only). The target is two
 # minutes.
 #
-#   scripts/ci/bench-workshop-bundle.sh            builds this platform's bundle, then three runs
+#   scripts/ci/bench-workshop-bundle.sh            builds this platform's bundle from the working tree, then three runs
 #   scripts/ci/bench-workshop-bundle.sh ARCHIVE    an archive built already
 #   RUNS=1 scripts/ci/bench-workshop-bundle.sh     one run (scripts/test.sh does this)
 set -o errexit -o nounset -o pipefail
@@ -105,7 +105,7 @@ main() {
   local archive="${1:-}"
   if [[ -z "${archive}" ]]; then
     log "building this machine's bundle ($(host_platform)) first"
-    "${REPO_ROOT}/scripts/workshop-bundle.sh" build --out "${WORK}" "$(host_platform)"
+    "${REPO_ROOT}/scripts/workshop-bundle.sh" build --worktree --out "${WORK}" "$(host_platform)"
     archive="${WORK}/informer-walkthrough-workshop-$(host_platform | tr / -).tar.gz"
   fi
   [[ -f "${archive}" ]] || die "no such archive: ${archive}"
