@@ -242,7 +242,9 @@ LV.App = class {
     if (this.paceMs) return this.paceMs;
     let n = 0;
     for (let i = 0; i < this.timeline.events.length; i++) if (this.visible(i)) n++;
-    this.paceMs = Math.max(LV.STEP_MS, LV.REPLAY_MS / Math.max(1, n));
+    // 第一筆在 0 秒就畫出來，最後一筆在 (n−1) 個間隔之後：所以整段除以 n−1。
+    // The first event is drawn at 0 s and the last after n−1 intervals: hence the whole divided by n−1.
+    this.paceMs = Math.max(LV.STEP_MS, LV.REPLAY_MS / Math.max(1, n - 1));
     return this.paceMs;
   }
 
