@@ -313,7 +313,7 @@ LV.Renderer = class {
       box.dataset.order = order.join(" ");
       const list = box.querySelector(".requests");
       if (s.id === (this.requestStage = this.requestStage || this.stageOfOp("request"))) {
-        list.replaceChildren(...state.requests.map((r) => LV.el("li", { "data-seq": r.seq, title: (r.req.method || "") + " " + (r.req.path || "") + (r.req.query ? "?" + r.req.query : "") }, LV.request(r.req))));
+        list.replaceChildren(...state.requests.map((r) => LV.el("li", { "data-seq": r.seq, title: (r.req.method || "") + " " + (r.req.path || "") + (r.req.query ? "?" + r.req.query : "") }, null, LV.request(r.req))));
       }
     }
   }
@@ -583,18 +583,22 @@ LV.setGauge = function (svg, value) {
 LV.request = function (req) {
   const path = req.path || "";
   const last = path.slice(path.lastIndexOf("/") + 1);
-  // 選擇器排在最前面：它們說出這個請求要的是什麼，其餘的參數（watch、timeoutSeconds…）在提示裡也看得到。
-  // Selectors first: they say what the request asks for; the other parameters (watch, timeoutSeconds, …) are in the
-  // tooltip too.
+  // 只寫出選擇器：它們說出這個請求要的是什麼；其餘的參數（watch、timeoutSeconds…）以「&…」代表，全文在提示裡。
+  // 狀態碼另外一格，不會被裁掉。
+  // Only the selectors are written out: they say what the request asks for; the other parameters (watch,
+  // timeoutSeconds, …) stand as "&…", and the whole is in the tooltip. The status has a cell of its own and is
+  // never clipped.
   const params = (req.query || "").split("&").filter((p) => p);
-  const first = (p) => (p.startsWith("labelSelector=") || p.startsWith("fieldSelector=") ? 0 : 1);
-  let query = params.sort((a, b) => first(a) - first(b)).join("&");
+  const selectors = params.filter((p) => p.startsWith("labelSelector=") || p.startsWith("fieldSelector="));
+  let query = selectors.join("&");
   try {
     query = decodeURIComponent(query.replace(/\+/g, " "));
   } catch (e) {
     // 解不開就照原樣。 / Left as it is when it does not decode.
   }
-  return (req.method || "") + " …/" + last + (query ? "?" + query : "") + " → " + (req.status || "");
+  if (selectors.length < params.length) query += (query ? "&" : "") + "…";
+  const what = LV.breakable(LV.el("span", { class: "what" }), (req.method || "") + " …/" + last + (query ? "?" + query : ""), "/?&");
+  return [what, LV.el("span", { class: "status" }, "→ " + (req.status || ""))];
 };
 
 // LV.opLine 寫出 worker 對 key 做了什麼：用語裡有 {key} 就照它的語序，否則動詞在前。
