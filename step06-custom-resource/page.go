@@ -42,7 +42,7 @@ func page(opts options) liveview.Pipeline {
 	}
 	pods := liveview.Stage{
 		ID:      "pods",
-		Label:   liveview.Text{En: "Pod metadata informer", Zh: "Pod 的 metadata informer"},
+		Label:   liveview.Text{En: "Pod metadata informer", Zh: "只看 metadata 的 Pod informer"},
 		Caption: liveview.Text{En: "metadatainformer: PartialObjectMetadata only; a label change queues every tally that selects the pod", Zh: "metadatainformer：只有 PartialObjectMetadata；標籤一變，就把選中這個 Pod 的每個 tally 放進佇列"},
 		Sources: []string{"pods"},
 		Rank:    1,
@@ -60,7 +60,7 @@ func page(opts options) liveview.Pipeline {
 		Chapter: liveview.Chapter("06-custom-resource"),
 		Stages:  []liveview.Stage{liveview.APIServer(), tallies, pods, liveview.Workqueue(2, true), liveview.Workers(3)},
 		Edges: append(append(liveview.Flows("api", "tallies", "workqueue", "workers"), liveview.Flows("api", "pods", "workqueue")...),
-			liveview.Edge{From: "pods", To: "workers", Kind: liveview.Read, Label: liveview.Text{En: "count pods", Zh: "數 Pod"}},
+			liveview.Edge{From: "pods", To: "workers", Kind: liveview.Read, Label: liveview.Text{En: "count pods", Zh: "計算 Pod 數"}},
 			liveview.Edge{From: "workers", To: "api", Kind: liveview.Write, Label: liveview.Text{En: "UpdateStatus", Zh: "UpdateStatus"}},
 		),
 		Panels: []string{"workqueue"},

@@ -30,7 +30,7 @@ func page(options) liveview.Pipeline {
 	}
 	pods := liveview.Stage{
 		ID:      "pods",
-		Label:   liveview.Text{En: "Pod metadata informer", Zh: "只看 Pod metadata 的 informer"},
+		Label:   liveview.Text{En: "Pod metadata informer", Zh: "只看 metadata 的 Pod informer"},
 		Caption: liveview.Text{En: "the manager's cache: pods, metadata only (builder.OnlyMetadata); a map function finds the tallies", Zh: "manager 的快取：只看 metadata 的 Pod（builder.OnlyMetadata）；map 函式找出 tally"},
 		Sources: []string{"pods"},
 		Rank:    1,
@@ -46,7 +46,7 @@ func page(options) liveview.Pipeline {
 		Row:     1,
 		Opaque:  true,
 	}
-	// Pod 的 informer 在最下面一列：Reconcile 數 Pod 的虛線從它的下緣出發，不會像是從別的方框出來的。
+	// Pod 的 informer 在最下面一列：Reconcile 計算 Pod 數的虛線從它的下緣出發，不會像是從別的方框出來的。
 	// The pod informer is the bottom row: Reconcile's dashed line for counting pods leaves its bottom edge and cannot
 	// seem to come from another box.
 	queue := liveview.Workqueue(2, false)
@@ -64,7 +64,7 @@ func page(options) liveview.Pipeline {
 		Chapter: liveview.Chapter("07-controller-runtime"),
 		Stages:  []liveview.Stage{liveview.APIServer(), tallies, pods, reports, queue, reconcile},
 		Edges: append(append(append(liveview.Flows("api", "tallies", "workqueue", "workers"), liveview.Flows("api", "pods", "workqueue")...), liveview.Flows("api", "reports", "workqueue")...),
-			liveview.Edge{From: "pods", To: "workers", Kind: liveview.Read, Label: liveview.Text{En: "count pods", Zh: "數 Pod"}},
+			liveview.Edge{From: "pods", To: "workers", Kind: liveview.Read, Label: liveview.Text{En: "count pods", Zh: "計算 Pod 數"}},
 			liveview.Edge{From: "workers", To: "api", Kind: liveview.Write, Label: liveview.Text{En: "Update, Apply, Patch, Status().Update", Zh: "Update、Apply、Patch、Status().Update"}},
 		),
 		Panels: []string{"workqueue"},
