@@ -65,7 +65,7 @@ LV.Controls = class {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const app = this.app;
     const keys = {
-      " ": () => app.togglePlay(),
+      " ": () => (this.asking() ? this.next() : app.togglePlay()),
       ArrowLeft: () => (ev.shiftKey ? app.seek(app.cursor - 1) : app.step(-1)),
       ArrowRight: () => (ev.shiftKey ? app.seek(app.cursor + 1) : app.step(1)),
       Home: () => app.seek(0),
@@ -261,14 +261,24 @@ LV.Controls = class {
       app.draw();
       return;
     }
+    // 最後一站之後：還沒到最後就播到最後；已經在最後就不動，多按一下遙控器不會跳回第一站。
+    // After the last stop: play to the end if not there yet; at the end do nothing, so one clicker press too many
+    // does not jump back to stop 1.
     if (this.stop >= this.tour.stops.length - 1) {
-      app.play();
+      if (app.cursor < app.timeline.events.length) app.play();
       return;
     }
     if (this.stop < 0) {
       app.seek(0);
     }
     app.play();
+  }
+
+  // asking 在目前這一站的問題還沒揭曉時為真：空白鍵這時先揭曉答案，跟 PageDown 一樣。
+  // asking is true while the current stop's question is not yet answered: then space reveals the answer first, as
+  // PageDown does.
+  asking() {
+    return Boolean(this.tour && this.stop >= 0 && !this.revealed && !this.app.playing);
   }
 
   prev() {
@@ -313,7 +323,11 @@ LV.Controls = class {
     }
     bar.dataset.stop = stop ? stop.i + 1 : "";
     document.getElementById("tour-at").textContent = stop ? String(stop.i + 1) : "–";
-    if (stop && stop.s.seq >= state.noteSeq) {
+    // 步驟印的說明行是英文（終端機印的就是這些字）；中文頁面在有一站可用時，說明列留著那一站的中文說明，
+    // 說明行仍在底下「步驟印出的最近一行」看得到。
+    // The narration lines a step prints are English (they are what the terminal prints); a Chinese page keeps the
+    // latest stop's Chinese caption when there is one, and the narration still shows below as the latest line printed.
+    if (stop && (stop.s.seq >= state.noteSeq || LV.lang !== "en")) {
       text.textContent = LV.pick(stop.s.caption);
       bar.dataset.source = "tour";
       const q = stop.s.question;
