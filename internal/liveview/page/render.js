@@ -313,8 +313,42 @@ LV.Renderer = class {
       box.dataset.order = order.join(" ");
       const list = box.querySelector(".requests");
       if (s.id === (this.requestStage = this.requestStage || this.stageOfOp("request"))) {
-        list.replaceChildren(...state.requests.map((r) => LV.el("li", { "data-seq": r.seq, title: (r.req.method || "") + " " + (r.req.path || "") + (r.req.query ? "?" + r.req.query : "") }, null, LV.request(r.req))));
+        this.renderRequests(list, state.requests);
       }
+    }
+  }
+
+  // renderRequests 寫出 API server 方框裡最近的請求：動詞、路徑最後一段與選擇器、狀態碼各一格。只在請求、語言或
+  // 版面變了才重寫：寫完要量，一行放不下就換短一點的寫法（先拿掉選擇器，再拿掉整個查詢字串），最短的還太寬才縮小字。
+  // renderRequests writes the latest requests in the API server's box: the verb, the path's last segment with the
+  // selectors, and the status, each in a cell. It rewrites only when the requests, the language or the layout changed:
+  // it measures what it wrote, and where a line does not fit it takes a shorter form (first without the selectors,
+  // then without the query), shrinking the text only when the shortest is still too wide.
+  renderRequests(list, requests) {
+    const sig = requests.map((r) => r.seq).join(",") + " " + list.clientWidth + " " + document.body.className;
+    if (list.dataset.sig === sig) return;
+    list.dataset.sig = sig;
+    list.replaceChildren(
+      ...requests.map((r) => {
+        const req = r.req;
+        const line = LV.request(req);
+        const what = LV.el("span", { class: "what" });
+        const li = LV.el("li", { "data-seq": r.seq, title: (req.method || "") + " " + (req.path || "") + (req.query ? "?" + req.query : "") }, null, [
+          LV.el("span", { class: "verb" }, req.method || ""),
+          what,
+          LV.el("span", { class: "status" }, "→ " + (req.status || "")),
+        ]);
+        li.forms = line;
+        return li;
+      }),
+    );
+    for (const li of list.children) {
+      const what = li.querySelector(".what");
+      for (const form of li.forms) {
+        LV.unbreakable(what, form, "/?&=.");
+        if (what.scrollHeight <= what.clientHeight + 1 && what.scrollWidth <= what.clientWidth + 1) break;
+      }
+      LV.fit(what);
     }
   }
 
@@ -582,12 +616,10 @@ LV.setGauge = function (svg, value) {
 // so labelSelector=app=demo reads as such.
 LV.request = function (req) {
   const path = req.path || "";
-  const last = path.slice(path.lastIndexOf("/") + 1);
-  // 只寫出選擇器：它們說出這個請求要的是什麼；其餘的參數（watch、timeoutSeconds…）以「&…」代表，全文在提示裡。
-  // 狀態碼另外一格，不會被裁掉。
-  // Only the selectors are written out: they say what the request asks for; the other parameters (watch,
-  // timeoutSeconds, …) stand as "&…", and the whole is in the tooltip. The status has a cell of its own and is
-  // never clipped.
+  const last = "…/" + path.slice(path.lastIndexOf("/") + 1);
+  // 選擇器說出這個請求要的是什麼，排在最前面；其餘的參數（watch、timeoutSeconds…）以「…」代表，全文在提示裡。
+  // The selectors say what the request asks for, so they come first; the other parameters (watch, timeoutSeconds, …)
+  // stand as "…", and the whole is in the tooltip.
   const params = (req.query || "").split("&").filter((p) => p);
   const selectors = params.filter((p) => p.startsWith("labelSelector=") || p.startsWith("fieldSelector="));
   let query = selectors.join("&");
@@ -596,9 +628,34 @@ LV.request = function (req) {
   } catch (e) {
     // 解不開就照原樣。 / Left as it is when it does not decode.
   }
-  if (selectors.length < params.length) query += (query ? "&" : "") + "…";
-  const what = LV.breakable(LV.el("span", { class: "what" }), (req.method || "") + " …/" + last + (query ? "?" + query : ""), "/?&");
-  return [what, LV.el("span", { class: "status" }, "→ " + (req.status || ""))];
+  const rest = selectors.length < params.length ? "…" : "";
+  const forms = [];
+  if (query) forms.push(last + "?" + query + (rest ? "&" + rest : ""));
+  if (params.length) forms.push(last + "?…");
+  forms.push(last);
+  // 最後一段本身太長（customresourcedefinitions）時，截短並以「…」結尾。 / A last segment too long by itself (customresourcedefinitions) is cut short, ending in "…".
+  for (const n of [20, 16, 12, 8]) if (last.length > n + 1) forms.push(last.slice(0, n) + "…");
+  return forms;
+};
+
+// LV.unbreakable 把 text 寫進 node，只讓它在 marks 裡的字元之後換行：每一段都不換行（連字號也不行），段與段之間
+// 可以換行。
+// LV.unbreakable writes text into node so that it may wrap only after a character in marks: each piece stays whole
+// (no break at a hyphen either), and a line may break between pieces.
+LV.unbreakable = function (node, text, marks) {
+  node.replaceChildren();
+  let part = "";
+  const flush = () => {
+    if (!part) return;
+    node.append(LV.el("span", { class: "piece" }, part), document.createElement("wbr"));
+    part = "";
+  };
+  for (const ch of String(text)) {
+    part += ch;
+    if (marks.includes(ch)) flush();
+  }
+  flush();
+  return node;
 };
 
 // LV.opLine 寫出 worker 對 key 做了什麼：用語裡有 {key} 就照它的語序，否則動詞在前。
