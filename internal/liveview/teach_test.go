@@ -172,13 +172,15 @@ func TestLinkOpensTheView(t *testing.T) {
 }
 
 // 情境：部落格的一欄（720 px）用 iframe 嵌入 ?embed=1：只有說明列、管線與精簡的時間軸，沒有捲軸；頁面用
-// postMessage 告訴外面它要多高，iframe 設成那個高度（比一開始矮）之後，裡面也沒有垂直捲軸。
+// postMessage 告訴外面它要多高，iframe 設成那個高度（比一開始矮）之後，裡面也沒有垂直捲軸。一站一站走過解說，
+// 說明列的高度不變。
 //
 // The story: a blog's column (720 px) embeds ?embed=1 in an iframe: only the
 // caption bar, the pipeline and a compact timeline, no scrollbar; the page
 // tells its parent its height by postMessage, and with the iframe set to that
 // height (smaller than it started) there is no vertical scrollbar inside
-// either.
+// either. Walked through the tour stop by stop, the caption bar's height does
+// not change.
 func TestEmbedFitsABlogColumn(t *testing.T) {
 	for _, path := range []string{
 		filepath.Join(root, "step04-controller", "testdata", "demo.recording.jsonl"),
@@ -217,6 +219,34 @@ func TestEmbedFitsABlogColumn(t *testing.T) {
 				caption: d.getElementById("caption").getBoundingClientRect().height > 0 }; })()`)
 			if got["sideways"] != false || got["downwards"] != false || got["header"] != "none" || got["log"] != "none" || got["pipeline"] != true || got["caption"] != true {
 				t.Errorf("embedded in a 720 px column: %v; want no scrolling, no header or log, the pipeline and the caption bar", got)
+			}
+			// 一站一站走過去（答案都揭曉），說明列一直是同一個高度：說明長短不同，部落格的內文不會因此跟著跳。
+			// Walked stop by stop (every answer revealed), the caption bar keeps one height: captions of different
+			// lengths do not make the blog's text below jump.
+			browser.Eval[bool](t, b, `(() => { const d = `+inner+`; const w = d.defaultView; const c = w.LV.app.controls; const out = [];
+				window.walked = null;
+				const frames = () => new Promise((r) => w.requestAnimationFrame(() => w.requestAnimationFrame(r)));
+				(async () => {
+					for (let i = 0; c.tour && i < c.tour.stops.length; i++) {
+						c.goStop(i, false);
+						c.revealed = true;
+						w.LV.app.draw();
+						await frames();
+						out.push(Math.round(d.getElementById("caption").getBoundingClientRect().height));
+					}
+					window.walked = out;
+				})();
+				return true; })()`)
+			b.Wait(t, "the walk through the stops", `window.walked !== null`, `String(window.walked)`)
+			walked := browser.Eval[[]float64](t, b, `window.walked`)
+			if len(walked) == 0 {
+				t.Fatal("the embedded page has no tour to walk")
+			}
+			for i, h := range walked {
+				if h != walked[0] {
+					t.Errorf("at stop %d the caption bar is %.0f px tall, at stop 1 %.0f px: it changes from stop to stop (%v)", i+1, h, walked[0], walked)
+					break
+				}
 			}
 		})
 	}

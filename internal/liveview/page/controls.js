@@ -55,6 +55,8 @@ LV.Controls = class {
     }
     if (new URLSearchParams(location.search).get("embed") === "1") this.embed();
     this.labels();
+    addEventListener("resize", () => this.reserveCaption());
+    if (document.fonts) document.fonts.ready.then(() => this.reserveCaption());
   }
 
   key(ev) {
@@ -112,6 +114,7 @@ LV.Controls = class {
     this.labels();
     this.app.renderer.build();
     this.app.fillFilters();
+    this.reserveCaption();
     this.app.draw();
   }
 
@@ -125,6 +128,7 @@ LV.Controls = class {
   togglePresenter(on) {
     const now = document.body.classList.toggle("presenter", on);
     document.getElementById("presenter").setAttribute("aria-pressed", String(now));
+    this.reserveCaption();
     this.app.draw();
   }
 
@@ -138,6 +142,7 @@ LV.Controls = class {
   // parent page its height so the iframe can size itself.
   embed() {
     document.body.classList.add("embed");
+    this.reserveCaption();
     const tell = () => {
       // 量 body 本身，不量整份文件：文件至少跟 iframe 一樣高，iframe 就只會變高、永遠縮不回來。
       // Measure the body, not the document: the document is at least as tall as the iframe, which could then only grow.
@@ -205,6 +210,42 @@ LV.Controls = class {
     this.stopAt = null;
     document.body.classList.toggle("has-tour", !!this.tour);
     if (this.tour) document.getElementById("tour-count").textContent = "/" + this.tour.stops.length;
+    this.reserveCaption();
+  }
+
+  // reserveCaption 在嵌入的頁面裡讓說明列一直有這份解說裡最高那一站的高度（答案揭曉、底下的輸出都算進去）：
+  // 換站時說明列不會變高變矮，部落格的內文不會因此跟著跳。視窗大小或語言一變就重新量。只在嵌入時這樣做：
+  // 投影幕的高度有限，最高那一站的空白會把管線推出畫面（步驟 07 在 1024×768 就是這樣），一般的頁面也不必多留空白。
+  // reserveCaption keeps an embed's caption bar as tall as the tallest stop of the tour (answer revealed, the output
+  // line below included): the bar does not grow and shrink from stop to stop, so the blog's text below does not jump.
+  // A new window size or language measures again. Only an embed does this: a projector's height is short, and the
+  // tallest stop's blank space would push the pipeline off the screen (step 07 at 1024×768 does), and the full page
+  // need not carry the blank space.
+  reserveCaption() {
+    const bar = document.getElementById("caption");
+    bar.style.minHeight = "";
+    if (!this.tour || !document.body.classList.contains("embed")) return;
+    const text = bar.querySelector(".text");
+    const question = bar.querySelector(".question");
+    const said = bar.querySelector(".said");
+    const saved = { text: text.textContent, question: [...question.childNodes], asked: question.hidden, said: said.textContent, quiet: said.hidden };
+    let tallest = 0;
+    for (const s of this.tour.stops) {
+      text.textContent = LV.pick(s.caption);
+      question.hidden = !s.question;
+      if (s.question) {
+        question.replaceChildren(LV.el("span", { class: "ask" }, LV.pick(s.question) + LV.t("gap")), LV.el("span", { class: "answer" }, LV.pick(s.question.answer)));
+      }
+      said.hidden = false;
+      said.textContent = "·\n·";
+      tallest = Math.max(tallest, bar.offsetHeight);
+    }
+    text.textContent = saved.text;
+    question.replaceChildren(...saved.question);
+    question.hidden = saved.asked;
+    said.textContent = saved.said;
+    said.hidden = saved.quiet;
+    bar.style.minHeight = tallest + "px";
   }
 
   // stopIndex 把游標的位置對應到站；整份錄製檔讀完才建立（之前位置還會變）。
@@ -356,6 +397,7 @@ LV.Controls = class {
     const line = bar.dataset.source === "tour" ? state.saidAny : state.said;
     said.hidden = !line;
     said.textContent = line ? LV.text(line) : "";
+    said.title = said.textContent;
     bar.dataset.lang = LV.lang;
   }
 
