@@ -342,11 +342,16 @@ LV.Renderer = class {
         return li;
       }),
     );
+    const fits = (what) => what.scrollHeight <= what.clientHeight + 1 && what.scrollWidth <= what.clientWidth + 1;
     for (const li of list.children) {
       const what = li.querySelector(".what");
-      for (const form of li.forms) {
-        LV.unbreakable(what, form, "/?&=.");
-        if (what.scrollHeight <= what.clientHeight + 1 && what.scrollWidth <= what.clientWidth + 1) break;
+      // 先試「…/」跟著下一段的寫法；方框太窄（步驟 04 在 1024×768 的投影）時，才讓「…/」自己一行。
+      // First the forms with "…/" kept with the next piece; only in a box too narrow for that (step 04 on a 1024×768
+      // projector) may "…/" take a line of its own.
+      const tries = [...li.forms.map((f) => [f, true]), ...li.forms.map((f) => [f, false])];
+      for (const [form, keepLead] of tries) {
+        LV.unbreakable(what, form, "/?&=.", keepLead);
+        if (fits(what)) break;
       }
       LV.fit(what);
     }
@@ -642,7 +647,7 @@ LV.request = function (req) {
 // 可以換行。
 // LV.unbreakable writes text into node so that it may wrap only after a character in marks: each piece stays whole
 // (no break at a hyphen either), and a line may break between pieces.
-LV.unbreakable = function (node, text, marks) {
+LV.unbreakable = function (node, text, marks, keepLead) {
   node.replaceChildren();
   let part = "";
   const flush = () => {
@@ -652,7 +657,8 @@ LV.unbreakable = function (node, text, marks) {
   };
   for (const ch of String(text)) {
     part += ch;
-    if (marks.includes(ch)) flush();
+    // keepLead：開頭的「…/」跟著下一段，不會單獨占一行。 / keepLead: a leading "…/" stays with the next piece rather than take a line alone.
+    if (marks.includes(ch) && !(keepLead && part === "…/")) flush();
   }
   flush();
   return node;
