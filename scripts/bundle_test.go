@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// 情境：工作坊套件的腳本與控制平面的建置腳本遇到錯誤的輸入時，各自只印出一行說明並以 1 結束，什麼都沒做：
-// 不認得的參數、不是 OS/ARCH 的平台、不在解開的套件裡執行 install、不存在的壓縮檔、不是數字的 RUNS。
+// 情境：工作坊離線包的腳本與控制平面的建置腳本遇到錯誤的輸入時，各自只印出一行說明並以 1 結束，什麼都沒做：
+// 不認得的參數、不是 OS/ARCH 的平台、不在解開的離線包裡執行 install、不存在的壓縮檔、不是數字的 RUNS。
 //
 // The story: the workshop bundle's scripts and the control plane's build
 // script each answer bad input with one line and exit 1, having done
@@ -46,9 +46,9 @@ func TestWorkshopBundleBadInput(t *testing.T) {
 	}
 }
 
-// 情境：給別的平台的套件在這裡不能執行，只能檢查：check 要能抓到一個平台不對的執行檔。這裡做一個假的套件，
-// manifest 說 darwin/arm64，每個執行檔卻是為這台機器建的小程式；check 要失敗，並說出不對的是哪些。
-// 同一個套件改說這台機器的平台，check 就通過。
+// 情境：給別的平台的離線包在這裡不能執行，只能檢查：check 要能抓到一個平台不對的執行檔。這裡做一個假的套件，
+// manifest 說 darwin/arm64，每個執行檔卻是為這台機器建的一個小小的假程式；check 要失敗，並說出不對的是哪些。
+// 同一個離線包改說這台機器的平台，check 就通過。
 //
 // The story: a bundle for another platform cannot run here, only be checked:
 // check must catch a binary built for the wrong platform. This makes a fake

@@ -4,7 +4,7 @@
 # shellcheck disable=SC2034 # 變數給 source 這個檔案的腳本使用。 / Variables are used by the scripts that source this file.
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
-# 小程式（internal/cmd）從這裡讀 repo 裡的檔案（控制平面的版本、kwok 的 stages）；工作坊套件裡預先建好的小程式
+# 小程式（internal/cmd）從這裡讀 repo 裡的檔案（控制平面的版本、kwok 的 stages）；工作坊離線包裡預先建好的小程式
 # 不知道自己的原始碼在學員機器上的哪裡，見 internal/controlplane 的 RepoRootEnv。
 # The helper commands (internal/cmd) read the repository's files from here (the control plane's versions, kwok's
 # stages); a helper prebuilt in a workshop bundle cannot know where its sources are on the participant's machine; see
@@ -75,7 +75,7 @@ kube_version_ldflags() {
 }
 
 # controlplane_bin_dir 是本機叢集執行檔所在目錄：INFORMER_LAB_BIN_DIR，否則每個使用者的快取。給了別的平台
-# （例如 darwin/arm64，工作坊套件用）時，是那個平台在快取裡自己的目錄；那些執行檔在這台機器上不能執行。
+# （例如 darwin/arm64，工作坊離線包用）時，是那個平台在快取裡自己的目錄；那些執行檔在這台機器上不能執行。
 # controlplane_bin_dir is where the local cluster's binaries live: INFORMER_LAB_BIN_DIR, else the per-user cache. Given
 # another platform (darwin/arm64, say, for the workshop bundle), it is that platform's own directory in the cache; those
 # binaries cannot run on this machine.

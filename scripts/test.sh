@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh：專案的測試指令。在全新的機器上也會自己準備好一切（包括控制平面），然後檢查格式、
 # 靜態分析、shell 腳本，連到真實的 kube-apiserver 執行 go test ./...（課程在 race detector 底下），跑一輪步驟 05 的基準測試，
-# 建一個工作坊套件並從全新的家目錄離線跑一次（TEST_BUNDLE=no 可以略過），
+# 建一個工作坊離線包並從全新的家目錄離線跑一次（TEST_BUNDLE=no 可以略過），
 # 最後在真的 kind 叢集上跑導覽與每一步（需要 Docker；TEST_KIND=no 可以略過，最後一行會說）。
 # The project's test command. On a fresh machine it sets up everything it needs (the control plane included), then checks
 # formatting, static analysis and the shell scripts, runs go test ./... against a real kube-apiserver (the lessons under
@@ -18,7 +18,7 @@ GO_TEST_FLAGS="${GO_TEST_FLAGS:-}"
 # yes：在 kind 叢集上也跑導覽與每個步驟（預設）；no：不跑，最後一行會這樣說。
 # yes: also run the walkthrough and every step on a kind cluster (the default); no: leave them out, and the last line says so.
 TEST_KIND="${TEST_KIND:-yes}"
-# yes：為這台機器建一個工作坊套件（從工作目錄），在全新的家目錄、沒有網路下，從解開到步驟 01 的第一個事件跑一次
+# yes：為這台機器建一個工作坊離線包（從工作目錄），在全新的家目錄、沒有網路下，從解開到步驟 01 的第一個事件跑一次
 # （預設）；no：不跑。
 # yes: build a workshop bundle for this machine (from the working tree) and run it once, from unpacking to step 01's
 # first event, in a fresh home with no network (the default); no: leave it out.

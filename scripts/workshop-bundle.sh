@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# workshop-bundle.sh：工作坊套件。講師在有快取的機器上執行一次 build，每個平台得到一個壓縮檔，裡面有這個 commit 的
+# workshop-bundle.sh：工作坊離線包（workshop bundle）。講者在有快取的機器上執行一次 build，每個平台得到一個壓縮檔，裡面有這個 commit 的
 # repo、為那個平台建好的控制平面與小程式、建好的每個步驟、Go 模組（一個 GOPROXY=file:// 讀得懂的目錄）和每一步
 # 示範的匯出頁面。學員解開之後執行 install，它把這些放進腳本本來就用的快取；之後不需要網路。
 # The workshop bundle. The presenter runs build once, on a machine with the caches, and gets one archive per platform
@@ -18,9 +18,9 @@ set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# 預設的平台：Linux 與 macOS，各兩種 CPU。 / The default platforms: Linux and macOS, two CPUs each.
+# 預設的平台：Linux 與 macOS，各兩種 CPU 架構。 / The default platforms: Linux and macOS, two CPUs each.
 DEFAULT_PLATFORMS=(linux/amd64 linux/arm64 darwin/arm64 darwin/amd64)
-# 套件裡的小程式（internal/cmd 底下，腳本以 helper_bin 找它們）。 / The helper commands in the bundle (under internal/cmd; the scripts find them with helper_bin).
+# 離線包裡的小程式（internal/cmd 底下，腳本以 helper_bin 找它們）。 / The helper commands in the bundle (under internal/cmd; the scripts find them with helper_bin).
 HELPERS=(localcluster liveview scene)
 # 控制平面的執行檔；build-controlplane.sh 的 BINARIES 是同一組。 / The control plane's binaries; build-controlplane.sh's BINARIES are the same set.
 CONTROLPLANE=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
@@ -61,7 +61,7 @@ page_name() {
 # modules they need while loading them).
 MODULES=(-deps -test ./... tool)
 
-# shared_parts 寫出各平台共用的部分到 $1/informer-walkthrough/.workshop：goproxy（MODULES 需要的模組，取自講師的
+# shared_parts 寫出各平台共用的部分到 $1/informer-walkthrough/.workshop：goproxy（MODULES 需要的模組，取自講者的
 # 模組快取，缺的才去 GOPROXY 拿；go.sum 不能少任何一筆，也不會被改）與 pages（每個錄製檔匯出的頁面）。
 # shared_parts writes what every platform shares into $1/informer-walkthrough/.workshop: goproxy (the modules MODULES
 # need, taken from the presenter's module cache, fetching from GOPROXY only what it lacks; go.sum must have every one
@@ -85,7 +85,7 @@ shared_parts() {
   log "modules ($(du -sh "${into}/goproxy" | cut -f 1)) and $(recordings | grep -c .) pages ready after $(seconds_since "${started}")"
 }
 
-# go_build_for 建置一個套件給某個平台：不用 cgo（執行檔不仰賴學員機器上的 C 函式庫）、-trimpath（不帶講師的路徑）。
+# go_build_for 建置一個套件給某個平台：不用 cgo（執行檔不仰賴學員機器上的 C 函式庫）、-trimpath（不帶講者機器上的路徑）。
 # 用法：go_build_for 平台 輸出 套件。
 # go_build_for builds one package for a platform: without cgo (the binary needs no C library on the participant's
 # machine) and with -trimpath (no paths from the presenter's machine). Usage: go_build_for platform output package.
@@ -144,7 +144,7 @@ build() {
   done
   ((${#platforms[@]} > 0)) || platforms=("${DEFAULT_PLATFORMS[@]}")
   command -v go >/dev/null 2>&1 || die "go is not installed (see README.md for the version)"
-  # 套件裝的是一個 commit；工作目錄有改動時，建出來的東西會跟裝進去的原始碼不一致。
+  # 離線包裝的是一個 commit；工作目錄有改動時，建出來的東西會跟裝進去的原始碼不一致。
   # A bundle holds one commit; with changes in the working tree, what is built would not match the sources it holds.
   [[ -n "${WORKTREE}" || -z "$(git -C "${REPO_ROOT}" status --porcelain)" ]] ||
     die "the working tree has changes, and a bundle holds a commit: commit or stash them (or pass --worktree), then run this again"
@@ -209,7 +209,7 @@ check() {
   log "${archive}: ${platform}, $(grep -c . <<<"${list}") files, $(du -h "${archive}" | cut -f 1); all ${#want[@]} binaries are built for ${platform}"
 }
 
-# install 在解開的套件裡執行：把控制平面、小程式與模組放進腳本本來就用的快取，頁面放到 pages/。
+# install 在解開的離線包裡執行：把控制平面、小程式與模組放進腳本本來就用的快取，頁面放到 pages/。
 # install runs inside an unpacked bundle: it puts the control plane, the helper commands and the modules into the
 # caches the scripts already use, and the pages into pages/.
 install() {
@@ -237,7 +237,7 @@ install() {
   done
   log "helper commands: ${bindir}"
 
-  # 只從套件拿模組（GOPROXY=file://；GOSUMDB=off，每個模組仍照 go.sum 驗證），不連網路，也不改 go.sum。
+  # 只從離線包拿模組（GOPROXY=file://；GOSUMDB=off，每個模組仍照 go.sum 驗證），不連網路，也不改 go.sum。
   # Modules come from the bundle only (GOPROXY=file://; GOSUMDB=off, each is still checked against go.sum): no network,
   # and go.sum stays as it is.
   # go 的「downloading」一行一個模組，近百行；只在失敗時印出來。 / Go's "downloading" lines, one per module and nearly a hundred, are shown only on failure.

@@ -49,7 +49,7 @@ var Binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "ku
 // BuildHint is the command that fixes missing binaries.
 const BuildHint = "scripts/build-controlplane.sh"
 
-// RepoRootEnv 指向 repo 的根目錄；scripts/lib.sh 設定它。工作坊套件裡的小程式是在別台機器上建的
+// RepoRootEnv 指向 repo 的根目錄；scripts/lib.sh 設定它。工作坊離線包裡的小程式是在別台機器上建的
 // （而且用了 -trimpath），只能從這裡知道 repo 在哪。
 //
 // RepoRootEnv names the repository's root; scripts/lib.sh sets it. A helper
@@ -57,7 +57,7 @@ const BuildHint = "scripts/build-controlplane.sh"
 // and can learn where the repository is only from this.
 const RepoRootEnv = "INFORMER_LAB_REPO_ROOT"
 
-// repoRoot 是 RepoRootEnv，沒有設定時從這個原始檔的位置往上找出 repo 根目錄（測試與工具都在 repo 內建置）。
+// repoRoot 回傳環境變數 RepoRootEnv 的值；沒有設定時從這個原始檔的位置往上找出 repo 根目錄（測試與工具都在 repo 內建置）。
 //
 // repoRoot is RepoRootEnv or, when that is unset, the repository root found
 // from this source file's location (tests and tools are built inside the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-workshop-bundle.sh：量測學員拿到工作坊套件之後，到步驟 01 印出第一個事件要多久：解開、install、
+# bench-workshop-bundle.sh：量測學員拿到工作坊離線包之後，到步驟 01 印出第一個事件要多久：解開、install、
 # cluster-up.sh、bin/step01-listwatcher 看到一個新建的 Pod。每一輪都用全新的家目錄（Go 的快取是空的）、
 # GOPROXY=off，以 root 執行時還在沒有網路的 network namespace 裡（只有 loopback）。目標是兩分鐘以內。
 # Measure how long a participant with the workshop bundle takes to step 01's first event: unpack, install,

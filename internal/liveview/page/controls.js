@@ -213,7 +213,7 @@ LV.Controls = class {
     this.reserveCaption();
   }
 
-  // reserveCaption 在嵌入的頁面裡讓說明列一直有這份解說裡最高那一站的高度（答案揭曉、底下的輸出都算進去）：
+  // reserveCaption 在嵌入的頁面裡讓說明列一直有這份解說裡最高那一站的高度（答案揭曉、底下那一行輸出都算進去）：
   // 換站時說明列不會變高變矮，部落格的內文不會因此跟著跳。視窗大小或語言一變就重新量。只在嵌入時這樣做：
   // 投影幕的高度有限，最高那一站的空白會把管線推出畫面（步驟 07 在 1024×768 就是這樣），一般的頁面也不必多留空白。
   // reserveCaption keeps an embed's caption bar as tall as the tallest stop of the tour (answer revealed, the output
@@ -364,7 +364,7 @@ LV.Controls = class {
     }
     bar.dataset.stop = stop ? stop.i + 1 : "";
     document.getElementById("tour-at").textContent = stop ? String(stop.i + 1) : "–";
-    // 步驟印的說明行是英文（終端機印的就是這些字）；中文頁面在有一站可用時，說明列留著那一站的中文說明，
+    // 步驟印的說明行是英文（終端機印的就是這些字）；中文頁面只要已經到過解說的一站，說明列就留著最近那一站的中文說明，
     // 說明行仍在底下「步驟印出的最近一行」看得到。
     // The narration lines a step prints are English (they are what the terminal prints); a Chinese page keeps the
     // latest stop's Chinese caption when there is one, and the narration still shows below as the latest line printed.
