@@ -99,7 +99,10 @@ LV.Renderer = class {
         "aria-label": LV.pick(s.label), title: LV.pick(s.caption) || "",
       }, null, [
         LV.el("div", { class: "head" }, null, [
-          LV.breakable(LV.el("h2", {}), LV.pick(s.label)),
+          // 名字裡有「→」（Reflector → RealFIFO）的方框，投影與嵌入時先在箭頭兩邊換行，不先縮小字。
+          // A name with an arrow (Reflector → RealFIFO) wraps beside the arrow on a projector or in an embed before
+          // its text is shrunk.
+          LV.breakable(LV.el("h2", { class: LV.pick(s.label).includes(" → ") ? "arrow" : null }), LV.pick(s.label)),
           LV.el("span", { class: "numbers" }, null, [LV.el("span", { class: "count" }, ""), LV.el("span", { class: "extra" }, "")]),
         ]),
         LV.breakable(LV.el("p", { class: "caption" }), LV.pick(s.caption)),
