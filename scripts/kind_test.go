@@ -225,12 +225,16 @@ func restartOnKind(t *testing.T, l *lab, cs kubernetes.Interface) {
 	t.Cleanup(func() { _ = scene.DeleteNow(context.Background(), cs, "default", "after") })
 
 	// Reflector 的退避可能比停機還久，所以「unreachable」與「Failed to watch」不一定出現；一定有的是
-	// 第二次 List。pod after 可能在它之前就建立了（於是出現在 Replace 裡），也可能之後才建立（一個 Add）。
+	// 第二次 List。pod after 可能在它之前就建立了（於是出現在 Replace 裡，排在那次 Replace 的
+	// 「carried」那一行之前），也可能之後才建立（一個 Add，在那一行之後）。所以只要求：它在第一次
+	// Replace 之後，而且第二次 Replace 一定會來。
 	// The Reflector's backoff may outlast the outage, so "unreachable" and "Failed to watch" may not show; what always
-	// comes is a second list. Pod after may exist before it (then it comes in the Replace) or only after it (an Add).
+	// comes is a second list. Pod after may exist before it (then it comes in the Replace, printed before that
+	// Replace's "carried" line) or only after it (an Add, after that line). So all this asks is that it comes after the
+	// first Replace, and that a second Replace comes.
 	out02.Wait(t, 1, "default/after ", "phase=Running")
+	out02.Wait(t, 2, "-- Replace carried resourceVersion=")
 	testenv.WantOrder(t, out02.String(),
-		"-- Replace carried resourceVersion=",
 		"-- Replace carried resourceVersion=",
 		"default/after ")
 
