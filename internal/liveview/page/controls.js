@@ -215,12 +215,12 @@ LV.Controls = class {
 
   // reserveCaption 在嵌入的頁面裡讓說明列一直有這份解說裡最高那一站的高度（答案揭曉、底下那一行輸出都算進去）：
   // 換站時說明列不會變高變矮，部落格的內文不會因此跟著跳。視窗大小或語言一變就重新量。只在嵌入時這樣做：
-  // 投影幕的高度有限，最高那一站的空白會把管線推出畫面（步驟 07 在 1024×768 就是這樣），一般的頁面也不必多留空白。
+  // 投影幕的高度有限，最高那一站的空白可能把管線推出 1024×768 的畫面，一般的頁面也不必多留空白。
   // reserveCaption keeps an embed's caption bar as tall as the tallest stop of the tour (answer revealed, the output
   // line below included): the bar does not grow and shrink from stop to stop, so the blog's text below does not jump.
   // A new window size or language measures again. Only an embed does this: a projector's height is short, and the
-  // tallest stop's blank space would push the pipeline off the screen (step 07 at 1024×768 does), and the full page
-  // need not carry the blank space.
+  // tallest stop's blank space could push the pipeline off a 1024×768 screen, and the full page need not carry the
+  // blank space.
   reserveCaption() {
     const bar = document.getElementById("caption");
     bar.style.minHeight = "";

@@ -99,10 +99,7 @@ LV.Renderer = class {
         "aria-label": LV.pick(s.label), title: LV.pick(s.caption) || "",
       }, null, [
         LV.el("div", { class: "head" }, null, [
-          // 名字裡有「→」（Reflector → RealFIFO）的方框，投影與嵌入時先在箭頭兩邊換行，不先縮小字。
-          // A name with an arrow (Reflector → RealFIFO) wraps beside the arrow on a projector or in an embed before
-          // its text is shrunk.
-          LV.breakable(LV.el("h2", { class: LV.pick(s.label).includes(" → ") ? "arrow" : null }), LV.pick(s.label)),
+          LV.breakable(LV.el("h2", {}), LV.pick(s.label)),
           LV.el("span", { class: "numbers" }, null, [LV.el("span", { class: "count" }, ""), LV.el("span", { class: "extra" }, "")]),
         ]),
         LV.breakable(LV.el("p", { class: "caption" }), LV.pick(s.caption)),
@@ -228,7 +225,18 @@ LV.Renderer = class {
       this.renderEdges(this.lastState);
     }
     for (const box of Object.values(this.boxes)) {
-      LV.fit(box.querySelector("h2"));
+      // 投影與嵌入時名字不換行；名字有好幾個字、又得縮到原本的八成五以下時，寧可在字與字之間換行，字保持原來的大小。
+      // On a projector or in an embed a name stays on one line; a name of several words that would have to shrink
+      // below 85 % of its size wraps between its words instead, at its own size.
+      const h2 = box.querySelector("h2");
+      h2.classList.remove("wrap");
+      h2.style.fontSize = "";
+      const base = parseFloat(getComputedStyle(h2).fontSize);
+      LV.fit(h2);
+      if (h2.style.fontSize && parseFloat(h2.style.fontSize) < 0.85 * base && /\s/.test(h2.textContent.trim())) {
+        h2.classList.add("wrap");
+        LV.fit(h2);
+      }
       LV.fit(box.querySelector(".caption"));
     }
     // 標題放不下時先縮小（不小於 FIT_FLOOR），還放不下才以省略號結尾；完整的標題在提示裡。
@@ -348,9 +356,9 @@ LV.Renderer = class {
     const fits = (what) => what.scrollHeight <= what.clientHeight + 1 && what.scrollWidth <= what.clientWidth + 1;
     for (const li of list.children) {
       const what = li.querySelector(".what");
-      // 先試「…/」跟著下一段的寫法；方框太窄（步驟 04 在 1024×768 的投影）時，才讓「…/」自己一行。
-      // First the forms with "…/" kept with the next piece; only in a box too narrow for that (step 04 on a 1024×768
-      // projector) may "…/" take a line of its own.
+      // 先試「…/」跟著下一段的寫法；方框窄到連那樣都放不下時，才讓「…/」自己一行。
+      // First the forms with "…/" kept with the next piece; only in a box too narrow even for that may "…/" take a
+      // line of its own.
       const tries = [...li.forms.map((f) => [f, true]), ...li.forms.map((f) => [f, false])];
       for (const [form, keepLead] of tries) {
         LV.unbreakable(what, form, "/?&=.", keepLead);
