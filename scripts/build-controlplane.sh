@@ -32,11 +32,9 @@ binaries_work() {
 # binaries_built_for is binaries_work for another platform: those binaries cannot run here, so it reads the platform
 # go version -m finds written in each of them instead.
 binaries_built_for() {
-  local dir="$1" platform="$2" bin info
+  local dir="$1" platform="$2" bin
   for bin in "${BINARIES[@]}"; do
-    [[ -x "${dir}/${bin}" ]] || return 1
-    info="$(go version -m "${dir}/${bin}" 2>/dev/null)" || return 1
-    grep -q "GOOS=${platform%/*}\$" <<<"${info}" && grep -q "GOARCH=${platform#*/}\$" <<<"${info}" || return 1
+    [[ -x "${dir}/${bin}" ]] && built_for "${dir}/${bin}" "${platform}" || return 1
   done
 }
 

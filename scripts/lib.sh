@@ -94,6 +94,27 @@ host_platform() {
   go env GOHOSTOS GOHOSTARCH | paste -sd / -
 }
 
+# built_for 在執行檔 $1 是為平台 $2（OS/ARCH）建的 Go 程式時成功：讀 go version -m 寫在裡面的 GOOS 與 GOARCH，
+# 所以別的平台的執行檔也查得了。
+# built_for succeeds when binary $1 is a Go program built for platform $2 (OS/ARCH): it reads the GOOS and GOARCH
+# go version -m finds written in it, so it works for another platform's binaries too.
+built_for() {
+  local info
+  info="$(go version -m "$1" 2>/dev/null)" || return 1
+  grep -q "GOOS=${2%/*}\$" <<<"${info}" && grep -q "GOARCH=${2#*/}\$" <<<"${info}"
+}
+
+# remove_tree 刪掉一個目錄，連同 Go 模組快取裡唯讀的檔案。 / remove_tree removes a directory, read-only Go module cache files included.
+remove_tree() {
+  chmod -R u+w "$1" 2>/dev/null || true
+  rm -rf "$1"
+}
+
+# now_ms 印出現在的毫秒數（macOS 的 date 沒有 %N，所以用 perl）。 / now_ms prints the time in milliseconds (macOS date has no %N, hence perl).
+now_ms() {
+  perl -MTime::HiRes=time -e 'printf "%d\n", time * 1000'
+}
+
 # sha256_of 印出標準輸入的 SHA-256（Linux 用 sha256sum，macOS 用 shasum）。 / sha256_of prints the SHA-256 of standard input (sha256sum on Linux, shasum on macOS).
 sha256_of() {
   if command -v sha256sum >/dev/null 2>&1; then

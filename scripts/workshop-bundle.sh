@@ -31,11 +31,7 @@ WORK=""
 WORKTREE=""
 
 cleanup() {
-  if [[ -n "${WORK}" ]]; then
-    # 模組快取的檔案是唯讀的；先讓它們可寫，才刪得掉。 / The module cache's files are read-only; make them writable so they can go.
-    chmod -R u+w "${WORK}" 2>/dev/null || true
-    rm -rf "${WORK}"
-  fi
+  [[ -z "${WORK}" ]] || remove_tree "${WORK}"
 }
 
 # steps 列出每個步驟的目錄名稱（step01-listwatcher …）。 / steps lists every step's directory name (step01-listwatcher …).
@@ -175,7 +171,7 @@ build() {
 # check lists an archive, makes sure everything is there, and confirms with go version -m that every binary is built
 # for the platform its manifest names.
 check() {
-  local archive="$1" list platform name bin info want=() missing=() wrong=()
+  local archive="$1" list platform name want=() missing=() wrong=()
   [[ -f "${archive}" ]] || die "no such archive: ${archive}"
   list="$(tar -tzf "${archive}")" || die "${archive} is not a readable .tar.gz"
   local dir
@@ -198,12 +194,7 @@ check() {
   # shellcheck disable=SC2046 # 檔名沒有空白。 / The names have no spaces.
   tar -xzf "${archive}" -C "${dir}" $(printf 'informer-walkthrough/%s ' "${want[@]}")
   for name in "${want[@]}"; do
-    bin="${dir}/informer-walkthrough/${name}"
-    info="$(go version -m "${bin}" 2>/dev/null)" || {
-      wrong+=("${name} (not a Go binary)")
-      continue
-    }
-    grep -q "GOOS=${platform%/*}$" <<<"${info}" && grep -q "GOARCH=${platform#*/}$" <<<"${info}" || wrong+=("${name}")
+    built_for "${dir}/informer-walkthrough/${name}" "${platform}" || wrong+=("${name}")
   done
   ((${#wrong[@]} == 0)) || die "${archive}: not built for ${platform}: ${wrong[*]}"
   log "${archive}: ${platform}, $(grep -c . <<<"${list}") files, $(du -h "${archive}" | cut -f 1); all ${#want[@]} binaries are built for ${platform}"

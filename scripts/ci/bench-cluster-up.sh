@@ -30,11 +30,6 @@ bench_env() {
     KUBECONFIG="${BENCH_DIR}/kubeconfig" "$@"
 }
 
-# now_ms 印出現在的毫秒數（macOS 的 date 沒有 %N，所以用 perl）。 / now_ms prints the time in milliseconds (macOS date has no %N, hence perl).
-now_ms() {
-  perl -MTime::HiRes=time -e 'printf "%d\n", time * 1000'
-}
-
 main() {
   [[ "${RUNS}" =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive number, not '${RUNS}'"
   BENCH_DIR="$(mktemp -d)"

@@ -23,15 +23,13 @@ TARGET="${TARGET:-120}"
 WORK=""
 
 cleanup() {
-  if [[ -n "${WORK}" ]]; then
-    chmod -R u+w "${WORK}" 2>/dev/null || true
-    rm -rf "${WORK}"
-  fi
+  [[ -z "${WORK}" ]] || remove_tree "${WORK}"
 }
 
-# now_ms 印出現在的毫秒數（macOS 的 date 沒有 %N，所以用 perl）。 / now_ms prints the time in milliseconds (macOS date has no %N, hence perl).
-now_ms() {
-  perl -MTime::HiRes=time -e 'printf "%d\n", time * 1000'
+# netns 在能為每一輪開一個沒有網路的 network namespace 時成功（Linux 上的 root，有 unshare 與 ip）。
+# netns succeeds when each run can have a network namespace with no network (root on Linux, with unshare and ip).
+netns() {
+  [[ "$(id -u)" == 0 && "$(uname -s)" == Linux ]] && command -v unshare >/dev/null && command -v ip >/dev/null
 }
 
 # wait_for_line 等到檔案 $1 裡有符合 $2 的一行，最多 $3 秒。 / wait_for_line waits until file $1 has a line matching $2, for at most $3 seconds.
@@ -80,15 +78,14 @@ run_once() {
   local archive="$1" home wrap=()
   home="$(mktemp -d "${WORK}/home.XXXXXX")"
   mkdir -p "${home}/tmp"
-  if [[ "$(id -u)" == 0 && "$(uname -s)" == Linux ]] && command -v unshare >/dev/null && command -v ip >/dev/null; then
+  if netns; then
     wrap=(unshare --net --)
   fi
   local status=0
   env -i PATH="$(dirname "$(command -v go)"):/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" HOME="${home}" \
     TMPDIR="${home}/tmp" LANG=C.UTF-8 GOPROXY=off GOTOOLCHAIN=local \
     "${wrap[@]}" "${BASH_SOURCE[0]}" --participant "${archive}" "${wrap:+netns}" || status=$?
-  chmod -R u+w "${home}" 2>/dev/null || true
-  rm -rf "${home}"
+  remove_tree "${home}"
   return "${status}"
 }
 
@@ -110,7 +107,7 @@ main() {
   fi
   [[ -f "${archive}" ]] || die "no such archive: ${archive}"
   archive="$(cd "$(dirname "${archive}")" && pwd -P)/$(basename "${archive}")"
-  if [[ "$(id -u)" == 0 && "$(uname -s)" == Linux ]] && command -v unshare >/dev/null && command -v ip >/dev/null; then
+  if netns; then
     log "each run: a fresh home, GOPROXY=off, and a network namespace with loopback only"
   else
     log "each run: a fresh home and GOPROXY=off (not root on Linux, so no network namespace: the network stays reachable)"
