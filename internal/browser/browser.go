@@ -113,6 +113,19 @@ func (b *Browser) Open(t testing.TB, url string) {
 	}
 }
 
+// Settle 等頁面再畫兩格畫面：版面一變，ResizeObserver 的回呼（方框名字的縮放、說明收起來）在下一格畫面之前才執行，
+// 所以量版面的測試在那之前量到的，是使用者永遠看不到的中間狀態。
+//
+// Settle waits until the page has drawn two more frames: after a layout
+// change, ResizeObserver callbacks (a box name's fit, captions folding away)
+// run only before the next frame, so a test that measures the layout before
+// then sees an in-between state no user ever sees.
+func (b *Browser) Settle(t testing.TB) {
+	t.Helper()
+	Eval[bool](t, b, `(window.twoFrames = false, requestAnimationFrame(() => requestAnimationFrame(() => { window.twoFrames = true; })), true)`)
+	b.Wait(t, "two frames", `window.twoFrames === true`, `String(window.twoFrames)`)
+}
+
 // Eval 在頁面裡執行一段 JavaScript，回傳它的值。
 //
 // Eval runs a JavaScript expression in the page and returns its value.

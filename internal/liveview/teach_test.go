@@ -103,6 +103,7 @@ func TestPresenterFits(t *testing.T) {
 					b.Viewport(t, size[0], size[1])
 					b.Open(t, url+"?presenter=1&lang="+lang+"&at="+at)
 					b.Wait(t, "the page to load", loaded, `document.body.dataset.cursor`)
+					b.Settle(t)
 					if bad := browser.Eval[[]string](t, b, overflow); len(bad) > 0 {
 						t.Errorf("%d things do not fit:\n%s", len(bad), strings.Join(bad, "\n"))
 					}
@@ -388,8 +389,7 @@ func TestPresenterFitsThroughTheTour(t *testing.T) {
 		t.Helper()
 		// 說明列的大小一變，ResizeObserver 在下一格畫面才重新判斷：等兩格畫面再量。
 		// When the caption bar changes size, the ResizeObserver decides again on the next frame: measure two frames later.
-		browser.Eval[bool](t, b, `(window.twoFrames = false, requestAnimationFrame(() => requestAnimationFrame(() => { window.twoFrames = true; })), true)`)
-		b.Wait(t, "two frames", `window.twoFrames === true`, `String(window.twoFrames)`)
+		b.Settle(t)
 		if bad := browser.Eval[[]string](t, b, overflow); len(bad) > 0 {
 			t.Errorf("%s: %d things do not fit:\n%s", where, len(bad), strings.Join(bad, "\n"))
 		}
