@@ -97,6 +97,11 @@ func run(args []string) error {
 		fmt.Printf("liveview: wrote %s (%d events of %s); open it in a browser, no network needed\n", fs.Arg(1), len(rec.Events), rec.Header.Pipeline.Step)
 		return nil
 	}
+	// Ctrl-C 在網址印出之前就要接住：否則一印出就按下的 Ctrl-C 會讓程式被訊號殺掉，而不是好好結束。
+	// Ctrl-C is caught before the URL is printed: otherwise a Ctrl-C pressed as soon as it shows kills the program by
+	// the signal instead of letting it end cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
 	hub := liveview.NewHub()
 	hub.Load(rec.Events)
 	hub.Close()
@@ -106,8 +111,6 @@ func run(args []string) error {
 	}
 	defer srv.Close()
 	fmt.Fprintf(os.Stderr, "live view: %s (replaying %d events of %s; Ctrl-C to stop)\n", srv.URL, len(rec.Events), rec.Header.Pipeline.Step)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
 	<-ctx.Done()
 	return nil
 }
