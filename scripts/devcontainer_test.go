@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
 // 情境：託管的工作環境（Codespaces 之類）在預建時執行 .devcontainer/devcontainer.json 的 updateContentCommand：
@@ -23,6 +25,8 @@ import (
 // is left behind. The prebuild itself (the hosted side) cannot be tested
 // from here, and the README says so.
 func TestDevcontainerPreparation(t *testing.T) {
+	testenv.FullTier(t, "runs a hosted workspace's whole preparation, about 30 s")
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join(root(t), ".devcontainer", "devcontainer.json"))
 	if err != nil {
 		t.Fatal(err)

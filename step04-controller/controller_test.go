@@ -317,6 +317,7 @@ func TestChangeWhileSyncing(t *testing.T) {
 // as a Deleted by the queue itself. The worker reports it deleted; what was
 // created and changed meanwhile is synced too.
 func TestSurvivesAPIServerRestart(t *testing.T) {
+	testenv.FullTier(t, "step 03's restart story again, once per queue mode; step 03's own runs in the quick tier; about 14 s")
 	ctx := t.Context()
 	for _, mode := range []struct {
 		name      string

@@ -160,6 +160,7 @@ func same(t *testing.T, what string, ours, theirs []string, asSet bool) {
 // live add / update / delete, and the relist after an API server restart
 // during which one pod was deleted (a tombstone), one created and one changed.
 func TestSameHandlerCallsAsNewInformerWithOptions(t *testing.T) {
+	testenv.FullTier(t, "runs step 04 and client-go's informer side by side in both queue modes, across an API server restart, about 15 s")
 	for _, mode := range []string{"atomic", "per-object"} {
 		t.Run(mode, func(t *testing.T) { sameHandlerCalls(t, mode == "per-object") })
 	}

@@ -48,6 +48,7 @@ func startReplica(t *testing.T, bin string, args ...string) *replica {
 // expires, and reconciles the next change. Then: two replicas without
 // --leader-elect both reconcile the same change.
 func TestLeaderElection(t *testing.T) {
+	testenv.FullTier(t, "waits out a real 4-second lease twice over, about 13 s")
 	c := testenv.Plain(t)
 	installCRD(t, c)
 	ns := c.Namespace(t)
@@ -175,6 +176,7 @@ func TestLeaderElection(t *testing.T) {
 // within one renew deadline: controller-runtime says leader election lost,
 // skips the graceful shutdown, and exits 1.
 func TestFrozenLeader(t *testing.T) {
+	testenv.FullTier(t, "a drill that waits out a real 4-second lease, about 11 s")
 	c := testenv.Plain(t)
 	installCRD(t, c)
 	ns := c.Namespace(t)

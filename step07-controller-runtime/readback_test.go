@@ -28,6 +28,7 @@ import (
 //     it, after about the second the events are held, and /metrics has the
 //     wait in controller_runtime_client_consistency_wait_duration_seconds.
 func TestReadYourWritesDrill(t *testing.T) {
+	testenv.FullTier(t, "a drill whose cache is a second late on purpose, about 11 s")
 	c := testenv.Plain(t)
 	installCRD(t, c)
 	const delay = time.Second

@@ -24,6 +24,7 @@ import (
 // whose resourceVersion did not change through, and each resync brings a
 // Reconcile.
 func TestSyncPeriodDrill(t *testing.T) {
+	testenv.FullTier(t, "a drill that waits out real resync periods, about 14 s")
 	c := testenv.Plain(t)
 	installCRD(t, c)
 	ns := c.Namespace(t)

@@ -25,6 +25,7 @@ import (
 // brings one Reconcile, which finds nothing to write, and it stops (one that
 // read a lagging cache meets a 409 first); one status write goes through.
 func TestStormDrill(t *testing.T) {
+	testenv.FullTier(t, "a drill that lets a storm climb to 60 Reconciles, about 10 s")
 	c := testenv.Plain(t)
 	installCRD(t, c)
 	ns := c.Namespace(t)

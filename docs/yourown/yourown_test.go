@@ -47,6 +47,23 @@ var pages = map[string]string{
 	"zh-TW": "../zh-TW/your-own-controller.md",
 }
 
+// languages 是要照著走一次的頁面語言。兩種語言的程式、指令與預期輸出一字不差（TestPagesShareTheCode 與
+// TestRuntimePagesShareTheCode 守著），所以 quick 一層（go test -short）只走英文那一份；完整的一層兩種都走，
+// 各自從頭建一次模組，各多花 20 多秒。
+//
+// languages are the page languages to follow. Both give the same code,
+// commands and expected output to the letter (TestPagesShareTheCode and
+// TestRuntimePagesShareTheCode hold that), so the quick tier (go test -short)
+// follows the English one only; the full tier follows both, building the
+// module from scratch for each, some 20 s more each.
+func languages(t *testing.T) []string {
+	if testing.Short() {
+		t.Log("-short: following the English page only; the zh-TW page gives the same code (TestPagesShareTheCode), and the full tier follows it too")
+		return []string{"en"}
+	}
+	return []string{"en", "zh-TW"}
+}
+
 // block 是頁面上一個有標記的區塊：HTML 註解裡的種類與參數（例如 file 與 main.go），
 // 以及緊接在後的程式碼區塊或表格的內容。
 //
@@ -577,7 +594,7 @@ func kubectl(t *testing.T, cs kubernetes.Interface, line string, namespaces map[
 	return countChanges
 }
 
-// 情境：照著頁面（兩種語言各一次）在 repo 之外的空資料夾裡 go mod init、go get、寫入 main.go 與
+// 情境：照著頁面（兩種語言各一次；quick 一層只走英文，見 languages）在 repo 之外的空資料夾裡 go mod init、go get、寫入 main.go 與
 // count.go、go mod tidy、go build；名稱表轉成程式碼之後通過 go vet。接著有三段：
 //   - 在擬真叢集上（跟 scripts/cluster-up.sh 的一樣有 kube-controller-manager）執行 ./cmcount -A，
 //     照頁面的 kubectl 情境一行一行做：建立 namespace、建立兩個 ConfigMap、加標籤、刪除一個、
@@ -587,7 +604,7 @@ func kubectl(t *testing.T, cs kubernetes.Interface, line string, namespaces map[
 //   - 不加 -A，kubeconfig 的 context 指定另一個 namespace：只出現那個 namespace 的行。
 //   - API server 停機期間刪除一個 ConfigMap：刪除以墓碑的形式到達，計數仍然正確（見 tombstone）。
 //
-// The story: following the page (once per language) in an empty folder
+// The story: following the page (once per language; the quick tier follows English only, see languages) in an empty folder
 // outside the repository: go mod init, go get, write main.go and count.go,
 // go mod tidy, go build; the table of names, turned into code, passes go vet.
 // Then three parts:
@@ -604,7 +621,7 @@ func kubectl(t *testing.T, cs kubernetes.Interface, line string, namespaces map[
 //   - A ConfigMap deleted while the API server is down: the delete arrives as
 //     a tombstone and the count is still right (see tombstone).
 func TestYourOwnController(t *testing.T) {
-	for _, lang := range []string{"en", "zh-TW"} {
+	for _, lang := range languages(t) {
 		t.Run(lang, func(t *testing.T) {
 			blocks := parsePage(t, pages[lang])
 			began := time.Now()

@@ -88,6 +88,7 @@ func TestPortInUse(t *testing.T) {
 // kube-controller-manager marks the node NotReady after about 50 s and every
 // pod gets an extra update.
 func TestFakeNodeRenewsItsLease(t *testing.T) {
+	testenv.FullTier(t, "waits for the fake node to renew its Lease in real time, about 13 s")
 	cs := testenv.Realistic(t).Client()
 	renewed := func() *metav1.MicroTime {
 		lease, err := cs.CoordinationV1().Leases("kube-node-lease").Get(t.Context(), controlplane.NodeName, metav1.GetOptions{})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/browser"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/liveview"
+	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
 // exported 把一份錄製檔（與它旁邊的解說）匯出成暫存目錄裡的一個 HTML 檔，回傳它的 file:// 網址。
@@ -383,6 +384,7 @@ func TestHeaderTellsTheTruth(t *testing.T) {
 // on: the caption bar grows for a question and its answer, and once pushed
 // the pipeline off the screen only when walked that way.
 func TestPresenterFitsThroughTheTour(t *testing.T) {
+	testenv.FullTier(t, "every tour stop, asked and answered, in both languages, about 50 s; TestPresenterFits checks every recording's fullest moment in the quick tier")
 	b := browser.Start(t, 1024, 768)
 	b.Viewport(t, 1024, 768)
 	check := func(t *testing.T, where string) {

@@ -28,12 +28,12 @@ func main() {
 `
 
 // 情境：在一份暫存的複本裡種一個 data race，用 Build 給 go 的同一組參數建起來再執行。這個測試執行檔帶著
-// race detector（go test -race，scripts/test.sh 就是這樣跑步驟的）時，建出來的程式一定要報出那個 race：
+// race detector（go test -race，TIER=full scripts/test.sh 就是這樣跑步驟的）時，建出來的程式一定要報出那個 race：
 // 以執行檔跑的步驟測試也在 detector 底下；沒帶著時，程式照常執行、不報。
 //
 // The story: a data race is planted in a scratch copy, built with the same
 // arguments Build gives go, and run. When this test binary has the race
-// detector (go test -race, as scripts/test.sh runs the steps), the program
+// detector (go test -race, as TIER=full scripts/test.sh runs the steps), the program
 // must report that race: the step tests that run a binary are under the
 // detector too; without it, the program runs and reports nothing.
 func TestBuildCarriesTheRaceDetector(t *testing.T) {

@@ -153,3 +153,19 @@ func Realistic(t testing.TB) *Cluster {
 	}
 	return realistic
 }
+
+// FullTier 讓一個測試只在完整的一層執行：go test -short（學習者的 scripts/test.sh，quick 一層）裡它略過，
+// 說出為什麼，以及怎麼執行它。CI 跑的是完整的一層（TIER=full scripts/test.sh），那裡不會略過任何測試。
+// why 說它為什麼放在完整的一層：它比 quick 一層的其他測試多證明了什麼，又花多少時間。
+//
+// FullTier runs a test in the full tier only: under go test -short (the
+// learner's scripts/test.sh, the quick tier) it is skipped, saying why and
+// how to run it. CI runs the full tier (TIER=full scripts/test.sh), where no
+// test is skipped. why says why it belongs to the full tier: what it proves
+// beyond the quick tier's other tests, and what it costs.
+func FullTier(t testing.TB, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("in the full tier only (%s); go test without -short, or TIER=full scripts/test.sh, runs it", why)
+	}
+}
