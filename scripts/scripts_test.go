@@ -42,6 +42,13 @@ import (
 // lab is an isolated cluster setting: name, state directory, kubeconfig, and
 // a fake docker whose daemon never answers, so the outcome does not depend on
 // whether this machine has Docker.
+//
+// lab 的叢集各用自己的名稱、狀態目錄、kubeconfig，以及系統挑的空連接埠，所以各自一個 lab 的測試可以同時執行
+// （t.Parallel）：這個套件最慢的幾個測試大多在等叢集與步驟，不是在用 CPU。
+// lab clusters each have their own name, state directory, kubeconfig and a
+// free port the system picks, so tests with a lab each may run at once
+// (t.Parallel): this package's slowest tests mostly wait on clusters and
+// steps rather than use the CPU.
 type lab struct {
 	t          *testing.T
 	name       string
@@ -153,6 +160,7 @@ func (l *lab) processes() string {
 // A second run does nothing; cluster-down.sh leaves no process, directory or
 // context; running it again is harmless.
 func TestLocalClusterUpAndDown(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "lab-updown")
 	out := l.mustRun("cluster-up.sh")
 	if !strings.Contains(out, "no Docker daemon answers, so using the local cluster") {
@@ -338,6 +346,7 @@ func behavesLikeACluster(t *testing.T, cs kubernetes.Interface, node string) {
 // The story: asking for a port already in use gives one clear error line and
 // a non-zero exit, and leaves nothing behind.
 func TestLocalPortInUse(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "lab-port")
 	busy := newLab(t, "lab-port-owner")
 	busy.mustRun("cluster-up.sh")
@@ -379,6 +388,7 @@ func TestKindWithoutDocker(t *testing.T) {
 // cluster, saying why in one line, and the cluster comes up; asking for kind
 // outright ends with a last line that names the command that works.
 func TestAutoFallsBackWithoutANodeImage(t *testing.T) {
+	t.Parallel()
 	noRegistry := t.TempDir()
 	fake := "#!/bin/sh\ncase \"$1\" in\ninfo) exit 0 ;;\nimage) exit 1 ;;\npull) echo 'Error response from daemon: Get \"https://registry-1.docker.io/v2/\": dial tcp: lookup registry-1.docker.io: no such host' >&2; exit 1 ;;\nesac\nexit 1\n"
 	if err := os.WriteFile(filepath.Join(noRegistry, "docker"), []byte(fake), 0o755); err != nil {
@@ -403,6 +413,7 @@ func TestAutoFallsBackWithoutANodeImage(t *testing.T) {
 // The story: the walkthrough command brings a cluster up, runs every step in
 // order while making changes, and ends by telling the learner what to try next.
 func TestWalkthrough(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "lab-walkthrough")
 	out := l.mustRun("walkthrough.sh", "SCENE_PAUSE=0s")
 	for _, section := range stepSections(t, out) {
@@ -558,6 +569,7 @@ func TestKindScriptsBadInput(t *testing.T) {
 // writes one whole HTML file; replay prints its URL, serves the page and the
 // events, and after Ctrl-C exits 0 with its port closed.
 func TestLiveviewScript(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "lab-liveview")
 	recording := filepath.Join("..", "step04-controller", "testdata", "demo.recording.jsonl")
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
