@@ -1,33 +1,39 @@
 #!/usr/bin/env bash
 # test.sh：專案的測試指令。在全新的機器上也會自己準備好一切（包括控制平面），然後檢查格式、
-# 靜態分析、shell 腳本，連到真實的 kube-apiserver 執行 go test ./...（課程在 race detector 底下），跑一輪步驟 05 的基準測試，
-# 建一個工作坊離線包並從全新的家目錄離線跑一次（TEST_BUNDLE=no 可以略過），
+# 靜態分析、shell 腳本，連到真實的 kube-apiserver 執行 go test ./...，跑一輪步驟 05 與 06 的基準測試，
 # 最後在真的 kind 叢集上跑導覽與每一步（需要 Docker；TEST_KIND=no 可以略過，最後一行會說）。
+# 有兩層：quick（預設，學習者的那一層）用 go test -short，略過只屬於完整一層的測試；full（CI 的 .ci/run）再加上
+# race detector、完整的瀏覽器矩陣、長的演練、工作坊離線包，而且靜態檢查一定重跑。
 # The project's test command. On a fresh machine it sets up everything it needs (the control plane included), then checks
-# formatting, static analysis and the shell scripts, runs go test ./... against a real kube-apiserver (the lessons under
-# the race detector) and one round of step 05's benchmark, builds a workshop bundle and runs it once offline from a fresh
-# home (TEST_BUNDLE=no leaves that out), and finally runs the walkthrough and every step on a real kind cluster (needs
-# Docker; TEST_KIND=no leaves that out, and the last line says so).
+# formatting, static analysis and the shell scripts, runs go test ./... against a real kube-apiserver and one round of
+# steps 05 and 06's benchmarks, and finally runs the walkthrough and every step on a real kind cluster (needs Docker;
+# TEST_KIND=no leaves that out, and the last line says so).
+# It has two tiers: quick (the default, the learner's) runs go test -short, which leaves out the tests that belong to
+# the full tier only; full (CI's .ci/run) adds the race detector, the whole browser matrix, the long drills and the
+# workshop bundle, and always runs the static checks again.
 set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # 設定（可用環境變數覆寫）/ Settings (override with environment variables)
+# quick：學習者的一層（預設）；full：CI 跑的完整一層。 / quick: the learner's tier (the default); full: the whole tier CI runs.
+TIER="${TIER:-quick}"
 # 傳給 go test 的額外參數，例如 GO_TEST_FLAGS='-run TestDemo -v'。 / Extra go test arguments, for example GO_TEST_FLAGS='-run TestDemo -v'.
 GO_TEST_FLAGS="${GO_TEST_FLAGS:-}"
 # yes：在 kind 叢集上也跑導覽與每個步驟（預設）；no：不跑，最後一行會這樣說。
 # yes: also run the walkthrough and every step on a kind cluster (the default); no: leave them out, and the last line says so.
 TEST_KIND="${TEST_KIND:-yes}"
-# yes：為這台機器建一個工作坊離線包（從工作目錄），在全新的家目錄、沒有網路下，從解開到步驟 01 的第一個事件跑一次
-# （預設）；no：不跑。
+# yes：為這台機器建一個工作坊離線包（從工作目錄），在全新的家目錄、沒有網路下，從解開到步驟 01 的第一個事件跑一次；
+# no：不跑。預設：full 一層是 yes，quick 是 no。
 # yes: build a workshop bundle for this machine (from the working tree) and run it once, from unpacking to step 01's
-# first event, in a fresh home with no network (the default); no: leave it out.
-TEST_BUNDLE="${TEST_BUNDLE:-yes}"
-# yes：internal、docs 與每一步的測試在 race detector 底下跑（預設；以執行檔跑的步驟也帶著它，見 internal/testenv 的 Build），
-# 取代一般的執行，不是多跑一次；no：全部一般地跑，快一些。
-# yes: the tests of internal, docs and every step run under the race detector (the default; a step run as a binary has
-# it too, see internal/testenv's Build), instead of a plain run, not as well as one; no: everything runs plain, faster.
-RACE="${RACE:-yes}"
+# first event, in a fresh home with no network; no: leave it out. The default: yes in the full tier, no in quick.
+TEST_BUNDLE="${TEST_BUNDLE:-$([[ "${TIER}" == full ]] && echo yes || echo no)}"
+# yes：internal、docs 與每一步的測試在 race detector 底下跑（以執行檔跑的步驟也帶著它，見 internal/testenv 的 Build），
+# 取代一般的執行，不是多跑一次；no：全部一般地跑，快一些。預設：full 一層是 yes，quick 是 no。
+# yes: the tests of internal, docs and every step run under the race detector (a step run as a binary has it too, see
+# internal/testenv's Build), instead of a plain run, not as well as one; no: everything runs plain, faster. The default:
+# yes in the full tier, no in quick.
+RACE="${RACE:-$([[ "${TIER}" == full ]] && echo yes || echo no)}"
 
 # 這次執行是否啟動了 Docker daemon（由 scripts/ci/docker.sh 啟動）；是的話，結束時停掉。 / Whether this run started a Docker daemon (through scripts/ci/docker.sh), to stop it at the end.
 STARTED_DOCKER=""
@@ -80,10 +86,47 @@ ensure_tools() {
   export CHROMIUM
 }
 
+# static_key 印出靜態檢查看的一切的雜湊：工作目錄裡 git 追蹤或沒被忽略的每個檔案（名字與內容）、Go 與 shellcheck
+# 的版本。不在 git 的工作目錄裡（例如解開的工作坊離線包）時什麼都不印：那就每次都檢查。
+# static_key prints a hash of everything the static checks look at: every file in the working tree that git tracks or
+# does not ignore (names and contents), and the Go and shellcheck versions. Outside a git work tree (an unpacked
+# workshop bundle, say) it prints nothing: then the checks always run.
+static_key() {
+  git -C "${REPO_ROOT}" rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 0
+  {
+    go env GOVERSION
+    shellcheck --version | grep '^version'
+    git -C "${REPO_ROOT}" ls-files -z -co --exclude-standard | (
+      cd "${REPO_ROOT}"
+      while IFS= read -r -d '' f; do
+        [[ -f "${f}" ]] && printf '%s\0' "${f}"
+      done
+    ) | (cd "${REPO_ROOT}" && xargs -0 sha256sum)
+  } | sha256sum | cut -d' ' -f1
+}
+
 # 2. 靜態檢查：gofmt、go vet、staticcheck、shellcheck、shfmt（版本都已釘選：go.mod 的 tool 指令，以及 Debian 套件）。
+#    quick 一層裡，同樣的檔案上次已經通過時不再重跑（結果記在快取目錄）；full 一層每次都跑。
 # 2. Static checks: gofmt, go vet, staticcheck, shellcheck, shfmt (versions pinned by go.mod's tool directives and Debian).
+#    In the quick tier they are not run again when the very same files passed last time (kept in the cache directory);
+#    the full tier always runs them.
 static_checks() {
   cd "${REPO_ROOT}"
+  local stamp key
+  stamp="${XDG_CACHE_HOME:-$HOME/.cache}/informer-walkthrough/static-checks-passed"
+  key="$(static_key)"
+  if [[ "${TIER}" == quick && -n "${key}" && -f "${stamp}" && "$(cat "${stamp}")" == "${key}" ]]; then
+    phase "static checks: these very files passed them last time (TIER=full runs them again)"
+    return
+  fi
+  run_static_checks
+  if [[ -n "${key}" ]]; then
+    mkdir -p "$(dirname "${stamp}")"
+    printf '%s\n' "${key}" >"${stamp}"
+  fi
+}
+
+run_static_checks() {
   local unformatted
   unformatted="$(gofmt -l .)"
   [[ -z "${unformatted}" ]] || die "gofmt would change: ${unformatted//$'\n'/ } (run gofmt -w on them)"
@@ -92,8 +135,11 @@ static_checks() {
   # macOS：每個套件（步驟與輔助指令）都要能為 darwin/arm64 編譯；之後的執行從快取拿，只要幾秒。
   # macOS: every package (the steps and the helper commands) must build for darwin/arm64; later runs take it from
   # the cache in seconds.
+  # 只編譯、不連結（go build 一次給好幾個套件時就是這樣）：平台相關的程式碼錯了，編譯就會失敗。
+  # Compiled, not linked (which is what go build does when given several packages): platform code that is wrong fails
+  # to compile.
   phase "cross-compiling every package for darwin/arm64 (macOS on Apple silicon)"
-  GOOS=darwin GOARCH=arm64 go build -o /dev/null ./...
+  GOOS=darwin GOARCH=arm64 go build ./...
   phase "staticcheck"
   # 產生的程式碼（步驟 06 的 generated/）不在這裡檢查：它用了 code-generator v0.37.2 自己寫出的已棄用欄位，
   # 而它的內容由 codegen_test.go 守著：一個位元組都不能跟產生器寫出的不同。
@@ -167,12 +213,18 @@ main() {
   no) ;;
   *) die "TEST_KIND must be yes or no, not '${TEST_KIND}'" ;;
   esac
+  [[ "${TIER}" == quick || "${TIER}" == full ]] || die "TIER must be quick or full, not '${TIER}'"
   [[ "${RACE}" == yes || "${RACE}" == no ]] || die "RACE must be yes or no, not '${RACE}'"
   [[ "${TEST_BUNDLE}" == yes || "${TEST_BUNDLE}" == no ]] || die "TEST_BUNDLE must be yes or no, not '${TEST_BUNDLE}'"
   phase "building (or reusing) the local control plane"
   "${REPO_ROOT}/scripts/build-controlplane.sh"
   phase "static checks"
   static_checks
+  # quick 一層：go test -short 略過只屬於完整一層的測試（testenv.FullTier 說是哪些、為什麼）。
+  # The quick tier: go test -short leaves out the tests that belong to the full tier only (testenv.FullTier says which
+  # and why).
+  local short=""
+  [[ "${TIER}" == full ]] || short="-short"
   case "${RACE}" in
   yes)
     # 課程的程式碼大多在測試的行程裡執行，其餘以 Build 建的執行檔執行：兩者都在 detector 底下。scripts 與 docs/yourown
@@ -181,24 +233,35 @@ main() {
     # The scripts and docs/yourown tests run shell scripts and a learner's own module, and run plain.
     local plain
     plain="$(cd "${REPO_ROOT}" && go list ./... | grep -v -e '/internal/' -e '/docs$' -e '/step0[0-9]-')"
-    phase "go test -race: internal, docs and every step, against a real kube-apiserver"
+    phase "go test -race ${short}: internal, docs and every step, against a real kube-apiserver"
     # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
-    (cd "${REPO_ROOT}" && go test -count=1 -race ${GO_TEST_FLAGS} ./internal/... ./docs ./step0*/)
-    phase "go test: the rest ($(echo "${plain}" | sed 's|.*/informer-walkthrough/||' | tr '\n' ' '))"
-    # shellcheck disable=SC2086 # 兩者都是要拆開的清單。 / Both are lists to split.
-    (cd "${REPO_ROOT}" && go test -count=1 ${GO_TEST_FLAGS} ${plain})
+    (cd "${REPO_ROOT}" && go test -count=1 -race ${short} ${GO_TEST_FLAGS} ./internal/... ./docs ./step0*/)
+    phase "go test ${short}: the rest ($(echo "${plain}" | sed 's|.*/informer-walkthrough/||' | tr '\n' ' '))"
+    # shellcheck disable=SC2086 # 都是要拆開的清單。 / All are lists to split.
+    (cd "${REPO_ROOT}" && go test -count=1 ${short} ${GO_TEST_FLAGS} ${plain})
     ;;
   no)
-    phase "go test ./... against a real kube-apiserver (RACE=no: no race detector)"
+    # 測試大多在等叢集與步驟，不是在用 CPU：同時跑的套件比核心多一個（2 核心上量過：-p 2 5m35s、-p 3 4m13s、
+    # -p 4 4m41s）。最慢的幾個套件排在最前面，go test 照命令列的順序開始執行它們，才不會最後一個才開始。
+    # The tests mostly wait on clusters and steps rather than use the CPU: one package more at once than there are
+    # cores (measured on 2 cores: -p 2 5m35s, -p 3 4m13s, -p 4 4m41s). The slowest packages come first, as go test
+    # starts them in the command line's order, so that none of them starts last.
+    local parallel
+    parallel=$(($(getconf _NPROCESSORS_ONLN) + 1))
+    phase "go test ${short} -p ${parallel} ./... against a real kube-apiserver (RACE=no: no race detector)"
     # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
-    (cd "${REPO_ROOT}" && go test -count=1 ${GO_TEST_FLAGS} ./...)
+    (cd "${REPO_ROOT}" && go test -count=1 ${short} -p "${parallel}" ${GO_TEST_FLAGS} \
+      ./scripts ./docs/yourown ./internal/liveview ./step07-controller-runtime ./...)
     ;;
   *) die "RACE must be yes or no, not '${RACE}'" ;;
   esac
-  # 基準測試不在 go test ./... 裡執行；各跑一輪，確認它們仍然能量（每個 1000 個 Pod，約 10 秒）。
-  # Benchmarks do not run under go test ./...; one round each proves they still measure (1000 pods each, about 10 s).
-  phase "the heap benchmarks of steps 05 and 06, one round"
-  (cd "${REPO_ROOT}" && go test -count=1 -run '^$' -bench CachedPodHeap -benchtime 1x ./step05-shared-informer ./step06-custom-resource)
+  # 基準測試不在 go test ./... 裡執行；full 一層各跑一輪，確認它們仍然能量（每個 1000 個 Pod，約 10 秒）。
+  # Benchmarks do not run under go test ./...; the full tier runs one round of each to prove they still measure (1000
+  # pods each, about 10 s).
+  if [[ "${TIER}" == full ]]; then
+    phase "the heap benchmarks of steps 05 and 06, one round"
+    (cd "${REPO_ROOT}" && go test -count=1 -run '^$' -bench CachedPodHeap -benchtime 1x ./step05-shared-informer ./step06-custom-resource)
+  fi
   if [[ "${TEST_BUNDLE}" == yes ]]; then
     phase "the workshop bundle for $(host_platform): built, then unpacked in a fresh home with GOPROXY=off and no network, up to step 01's first event"
     RUNS=1 "${REPO_ROOT}/scripts/ci/bench-workshop-bundle.sh"
