@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/informer-walkthrough/informer-walkthrough/internal/controlplane"
@@ -90,9 +91,23 @@ func run(m *testing.M) int {
 	return code
 }
 
+// BeforeRealisticComponents 若不是 nil，擬真叢集啟動時，在 API server 就緒之後、controller-manager 等元件啟動之前
+// 執行一次（見 controlplane.Options 的 BeforeComponents）。在 TestMain 裡、呼叫 Main 之前設定。
+//
+// BeforeRealisticComponents runs once, when not nil, as the realistic
+// cluster starts: after its API servers are ready and before
+// controller-manager and the other components start (see
+// controlplane.Options' BeforeComponents). Set it in TestMain, before
+// calling Main.
+var BeforeRealisticComponents func(cfg *rest.Config) error
+
 func startCluster(realistic bool) (*Cluster, error) {
 	start := time.Now()
-	plane, err := controlplane.Start(controlplane.Options{Verbose: verbose, Realistic: realistic})
+	opts := controlplane.Options{Verbose: verbose, Realistic: realistic}
+	if realistic {
+		opts.BeforeComponents = BeforeRealisticComponents
+	}
+	plane, err := controlplane.Start(opts)
 	if err != nil {
 		return nil, err
 	}
