@@ -512,6 +512,27 @@ func TestSceneBadInput(t *testing.T) {
 	}
 }
 
+// 情境：測試指令的設定錯了（不認得的 TIER、TEST_KIND、RACE 或 TEST_BUNDLE）：一行說明、結束碼 1，在檢查工具、
+// 啟動 Docker 或建置任何東西之前。
+//
+// The story: a wrong setting for the test command (an unknown TIER,
+// TEST_KIND, RACE or TEST_BUNDLE) gets one line and exit status 1, before
+// the tools are checked, Docker is started or anything is built.
+func TestTestScriptBadSettings(t *testing.T) {
+	l := newLab(t, "lab-test-settings")
+	for _, c := range []struct{ setting, want string }{
+		{"TIER=everything", "test: error: TIER must be quick or full, not 'everything'"},
+		{"TEST_KIND=maybe", "test: error: TEST_KIND must be yes or no, not 'maybe'"},
+		{"RACE=1", "test: error: RACE must be yes or no, not '1'"},
+		{"TEST_BUNDLE=please", "test: error: TEST_BUNDLE must be yes or no, not 'please'"},
+	} {
+		code, out := l.run("test.sh", c.setting)
+		if code != 1 || out != c.want+"\n" {
+			t.Errorf("%s scripts/test.sh: exit %d, %q; want exit 1 and the one line %q", c.setting, code, out, c.want)
+		}
+	}
+}
+
 // 情境：節點映像檔與 CI daemon 的兩個腳本遇到錯誤的輸入時，各自只印出一行說明並以非零結束碼結束，
 // 而且什麼都沒做；--print-name 印出的名稱帶著 Kubernetes 的版本與輸入的雜湊，兩次一樣。
 //

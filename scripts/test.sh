@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # test.sh：專案的測試指令。在全新的機器上也會自己準備好一切（包括控制平面），然後檢查格式、
-# 靜態分析、shell 腳本，連到真實的 kube-apiserver 執行 go test ./...，跑一輪步驟 05 與 06 的基準測試，
+# 靜態分析、shell 腳本，連到真實的 kube-apiserver 執行 go test ./...，
 # 最後在真的 kind 叢集上跑導覽與每一步（需要 Docker；TEST_KIND=no 可以略過，最後一行會說）。
 # 有兩層：quick（預設，學習者的那一層）用 go test -short，略過只屬於完整一層的測試；full（CI 的 .ci/run）再加上
-# race detector、完整的瀏覽器矩陣、長的演練、工作坊離線包，而且靜態檢查一定重跑。
+# race detector、完整的瀏覽器矩陣、長的演練、一輪步驟 05 與 06 的基準測試、工作坊離線包，而且靜態檢查一定重跑。
 # The project's test command. On a fresh machine it sets up everything it needs (the control plane included), then checks
-# formatting, static analysis and the shell scripts, runs go test ./... against a real kube-apiserver and one round of
-# steps 05 and 06's benchmarks, and finally runs the walkthrough and every step on a real kind cluster (needs Docker;
-# TEST_KIND=no leaves that out, and the last line says so).
+# formatting, static analysis and the shell scripts, runs go test ./... against a real kube-apiserver, and finally runs
+# the walkthrough and every step on a real kind cluster (needs Docker; TEST_KIND=no leaves that out, and the last line
+# says so).
 # It has two tiers: quick (the default, the learner's) runs go test -short, which leaves out the tests that belong to
-# the full tier only; full (CI's .ci/run) adds the race detector, the whole browser matrix, the long drills and the
-# workshop bundle, and always runs the static checks again.
+# the full tier only; full (CI's .ci/run) adds the race detector, the whole browser matrix, the long drills, one round
+# of steps 05 and 06's benchmarks and the workshop bundle, and always runs the static checks again.
 set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -205,17 +205,15 @@ kind_node_image() {
 
 main() {
   trap cleanup EXIT
-  phase "checking tools"
-  ensure_tools
-  case "${TEST_KIND}" in
-  # 先確認 kind 的測試能跑，免得幾分鐘之後才失敗。 / Make sure the kind tests can run first, rather than fail minutes later.
-  yes) ensure_docker ;;
-  no) ;;
-  *) die "TEST_KIND must be yes or no, not '${TEST_KIND}'" ;;
-  esac
+  # 設定錯了：在做任何事之前就以一行說明結束。 / A wrong setting: one line, before anything is done.
   [[ "${TIER}" == quick || "${TIER}" == full ]] || die "TIER must be quick or full, not '${TIER}'"
+  [[ "${TEST_KIND}" == yes || "${TEST_KIND}" == no ]] || die "TEST_KIND must be yes or no, not '${TEST_KIND}'"
   [[ "${RACE}" == yes || "${RACE}" == no ]] || die "RACE must be yes or no, not '${RACE}'"
   [[ "${TEST_BUNDLE}" == yes || "${TEST_BUNDLE}" == no ]] || die "TEST_BUNDLE must be yes or no, not '${TEST_BUNDLE}'"
+  phase "checking tools"
+  ensure_tools
+  # 先確認 kind 的測試能跑，免得幾分鐘之後才失敗。 / Make sure the kind tests can run first, rather than fail minutes later.
+  [[ "${TEST_KIND}" == no ]] || ensure_docker
   phase "building (or reusing) the local control plane"
   "${REPO_ROOT}/scripts/build-controlplane.sh"
   phase "static checks"
@@ -241,17 +239,16 @@ main() {
     (cd "${REPO_ROOT}" && go test -count=1 ${short} ${GO_TEST_FLAGS} ${plain})
     ;;
   no)
-    # 測試大多在等叢集與步驟，不是在用 CPU：同時跑的套件比核心多一個（2 核心上量過：-p 2 5m35s、-p 3 4m13s、
-    # -p 4 4m41s）。最慢的幾個套件排在最前面，go test 照命令列的順序開始執行它們，才不會最後一個才開始。
+    # 測試大多在等叢集與步驟，不是在用 CPU：同時跑的套件比核心多一個（2 核心上 scripts/ci/test-times.sh -short
+    # 量過：-p 3 比 -p 2 與 -p 4 都快，見 README 的測試一節）。
     # The tests mostly wait on clusters and steps rather than use the CPU: one package more at once than there are
-    # cores (measured on 2 cores: -p 2 5m35s, -p 3 4m13s, -p 4 4m41s). The slowest packages come first, as go test
-    # starts them in the command line's order, so that none of them starts last.
+    # cores (measured on 2 cores with scripts/ci/test-times.sh -short: -p 3 beats both -p 2 and -p 4; see the README's
+    # Tests).
     local parallel
     parallel=$(($(getconf _NPROCESSORS_ONLN) + 1))
     phase "go test ${short} -p ${parallel} ./... against a real kube-apiserver (RACE=no: no race detector)"
     # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
-    (cd "${REPO_ROOT}" && go test -count=1 ${short} -p "${parallel}" ${GO_TEST_FLAGS} \
-      ./scripts ./docs/yourown ./internal/liveview ./step07-controller-runtime ./...)
+    (cd "${REPO_ROOT}" && go test -count=1 ${short} -p "${parallel}" ${GO_TEST_FLAGS} ./...)
     ;;
   *) die "RACE must be yes or no, not '${RACE}'" ;;
   esac
