@@ -43,11 +43,11 @@ import (
 // a fake docker whose daemon never answers, so the outcome does not depend on
 // whether this machine has Docker.
 //
-// lab 的叢集各用自己的名稱、狀態目錄、kubeconfig，以及系統挑的空連接埠，所以各自一個 lab 的測試可以同時執行
+// lab 的叢集各用自己的名稱、狀態目錄、kubeconfig，以及系統分配的閒置連接埠，所以各用一個 lab 的測試可以同時執行
 // （t.Parallel）：這個套件最慢的幾個測試大多在等叢集與步驟，不是在用 CPU。
 // lab clusters each have their own name, state directory, kubeconfig and a
-// free port the system picks, so tests with a lab each may run at once
-// (t.Parallel): this package's slowest tests mostly wait on clusters and
+// free port the system picks, so tests that each use their own lab can run
+// in parallel (t.Parallel): this package's slowest tests mostly wait on clusters and
 // steps rather than use the CPU.
 type lab struct {
 	t          *testing.T

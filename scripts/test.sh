@@ -2,21 +2,21 @@
 # test.sh：專案的測試指令。在全新的機器上也會自己準備好一切（包括控制平面），然後檢查格式、
 # 靜態分析、shell 腳本，連到真實的 kube-apiserver 執行 go test ./...，
 # 最後在真的 kind 叢集上跑導覽與每一步（需要 Docker；TEST_KIND=no 可以略過，最後一行會說）。
-# 有兩層：quick（預設，學習者的那一層）用 go test -short，略過只屬於完整一層的測試；full（CI 的 .ci/run）再加上
-# race detector、完整的瀏覽器矩陣、長的演練、一輪步驟 05 與 06 的基準測試、工作坊離線包，而且靜態檢查一定重跑。
+# 分兩組：quick 組（預設，學習者用的）執行 go test -short，略過只屬於 full 組的測試；full 組（CI 的 .ci/run）再加上
+# race detector、解說每一站的簡報模式版面檢查、費時的演練、一輪步驟 05 與 06 的基準測試、工作坊離線包，而且靜態檢查一定重跑。
 # The project's test command. On a fresh machine it sets up everything it needs (the control plane included), then checks
 # formatting, static analysis and the shell scripts, runs go test ./... against a real kube-apiserver, and finally runs
 # the walkthrough and every step on a real kind cluster (needs Docker; TEST_KIND=no leaves that out, and the last line
 # says so).
 # It has two tiers: quick (the default, the learner's) runs go test -short, which leaves out the tests that belong to
-# the full tier only; full (CI's .ci/run) adds the race detector, the whole browser matrix, the long drills, one round
+# the full tier only; full (CI's .ci/run) adds the race detector, the presenter-mode check at every tour stop, the long drills, one round
 # of steps 05 and 06's benchmarks and the workshop bundle, and always runs the static checks again.
 set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # 設定（可用環境變數覆寫）/ Settings (override with environment variables)
-# quick：學習者的一層（預設）；full：CI 跑的完整一層。 / quick: the learner's tier (the default); full: the whole tier CI runs.
+# quick：學習者用的那一組（預設）；full：CI 跑的那一組，什麼都跑。 / quick: the learner's tier (the default); full: the tier CI runs, with everything.
 TIER="${TIER:-quick}"
 # 傳給 go test 的額外參數，例如 GO_TEST_FLAGS='-run TestDemo -v'。 / Extra go test arguments, for example GO_TEST_FLAGS='-run TestDemo -v'.
 GO_TEST_FLAGS="${GO_TEST_FLAGS:-}"
@@ -24,12 +24,12 @@ GO_TEST_FLAGS="${GO_TEST_FLAGS:-}"
 # yes: also run the walkthrough and every step on a kind cluster (the default); no: leave them out, and the last line says so.
 TEST_KIND="${TEST_KIND:-yes}"
 # yes：為這台機器建一個工作坊離線包（從工作目錄），在全新的家目錄、沒有網路下，從解開到步驟 01 的第一個事件跑一次；
-# no：不跑。預設：full 一層是 yes，quick 是 no。
+# no：不跑。預設：full 組是 yes，quick 組是 no。
 # yes: build a workshop bundle for this machine (from the working tree) and run it once, from unpacking to step 01's
 # first event, in a fresh home with no network; no: leave it out. The default: yes in the full tier, no in quick.
 TEST_BUNDLE="${TEST_BUNDLE:-$([[ "${TIER}" == full ]] && echo yes || echo no)}"
 # yes：internal、docs 與每一步的測試在 race detector 底下跑（以執行檔跑的步驟也帶著它，見 internal/testenv 的 Build），
-# 取代一般的執行，不是多跑一次；no：全部一般地跑，快一些。預設：full 一層是 yes，quick 是 no。
+# 取代一般的執行，不是多跑一次；no：全部一般地跑，快一些。預設：full 組是 yes，quick 組是 no。
 # yes: the tests of internal, docs and every step run under the race detector (a step run as a binary has it too, see
 # internal/testenv's Build), instead of a plain run, not as well as one; no: everything runs plain, faster. The default:
 # yes in the full tier, no in quick.
@@ -93,6 +93,10 @@ ensure_tools() {
 # workshop bundle, say) it prints nothing: then the checks always run.
 static_key() {
   git -C "${REPO_ROOT}" rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 0
+  # 每個檔案的雜湊：Linux 用 sha256sum，macOS 用 shasum（跟 lib.sh 的 sha256_of 一樣）。
+  # Each file's hash: sha256sum on Linux, shasum on macOS (as lib.sh's sha256_of does).
+  local sum=(sha256sum)
+  command -v sha256sum >/dev/null 2>&1 || sum=(shasum -a 256)
   {
     go env GOVERSION
     shellcheck --version | grep '^version'
@@ -101,12 +105,12 @@ static_key() {
       while IFS= read -r -d '' f; do
         [[ -f "${f}" ]] && printf '%s\0' "${f}"
       done
-    ) | (cd "${REPO_ROOT}" && xargs -0 sha256sum)
-  } | sha256sum | cut -d' ' -f1
+    ) | (cd "${REPO_ROOT}" && xargs -0 "${sum[@]}")
+  } | sha256_of
 }
 
 # 2. 靜態檢查：gofmt、go vet、staticcheck、shellcheck、shfmt（版本都已釘選：go.mod 的 tool 指令，以及 Debian 套件）。
-#    quick 一層裡，同樣的檔案上次已經通過時不再重跑（結果記在快取目錄）；full 一層每次都跑。
+#    quick 組裡，同樣的檔案上次已經通過時不再重跑（結果記在快取目錄）；full 組每次都跑。
 # 2. Static checks: gofmt, go vet, staticcheck, shellcheck, shfmt (versions pinned by go.mod's tool directives and Debian).
 #    In the quick tier they are not run again when the very same files passed last time (kept in the cache directory);
 #    the full tier always runs them.
@@ -218,7 +222,7 @@ main() {
   "${REPO_ROOT}/scripts/build-controlplane.sh"
   phase "static checks"
   static_checks
-  # quick 一層：go test -short 略過只屬於完整一層的測試（testenv.FullTier 說是哪些、為什麼）。
+  # quick 組：go test -short 略過只屬於 full 組的測試（testenv.FullTier 說是哪些、為什麼）。
   # The quick tier: go test -short leaves out the tests that belong to the full tier only (testenv.FullTier says which
   # and why).
   local short=""
@@ -231,10 +235,10 @@ main() {
     # The scripts and docs/yourown tests run shell scripts and a learner's own module, and run plain.
     local plain
     plain="$(cd "${REPO_ROOT}" && go list ./... | grep -v -e '/internal/' -e '/docs$' -e '/step0[0-9]-')"
-    phase "go test -race ${short}: internal, docs and every step, against a real kube-apiserver"
+    phase "go test -race${short:+ ${short}}: internal, docs and every step, against a real kube-apiserver"
     # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
     (cd "${REPO_ROOT}" && go test -count=1 -race ${short} ${GO_TEST_FLAGS} ./internal/... ./docs ./step0*/)
-    phase "go test ${short}: the rest ($(echo "${plain}" | sed 's|.*/informer-walkthrough/||' | tr '\n' ' '))"
+    phase "go test${short:+ ${short}}: the rest ($(echo "${plain}" | sed 's|.*/informer-walkthrough/||' | tr '\n' ' '))"
     # shellcheck disable=SC2086 # 都是要拆開的清單。 / All are lists to split.
     (cd "${REPO_ROOT}" && go test -count=1 ${short} ${GO_TEST_FLAGS} ${plain})
     ;;
@@ -246,13 +250,13 @@ main() {
     # Tests).
     local parallel
     parallel=$(($(getconf _NPROCESSORS_ONLN) + 1))
-    phase "go test ${short} -p ${parallel} ./... against a real kube-apiserver (RACE=no: no race detector)"
+    phase "go test${short:+ ${short}} -p ${parallel} ./... against a real kube-apiserver (RACE=no: no race detector)"
     # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
     (cd "${REPO_ROOT}" && go test -count=1 ${short} -p "${parallel}" ${GO_TEST_FLAGS} ./...)
     ;;
   *) die "RACE must be yes or no, not '${RACE}'" ;;
   esac
-  # 基準測試不在 go test ./... 裡執行；full 一層各跑一輪，確認它們仍然能量（每個 1000 個 Pod，約 10 秒）。
+  # 基準測試不在 go test ./... 裡執行；full 組各跑一輪，確認它們還量得出結果（每個 1000 個 Pod，約 10 秒）。
   # Benchmarks do not run under go test ./...; the full tier runs one round of each to prove they still measure (1000
   # pods each, about 10 s).
   if [[ "${TIER}" == full ]]; then

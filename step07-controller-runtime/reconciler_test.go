@@ -43,7 +43,7 @@ import (
 // manager.go).
 //
 // 擬真叢集的 controller-manager 啟動之前先裝好 CRD：garbage collector 一開始就認得 PodTally，TestDemo 刪掉 tally
-// 之後，不必等它下一次每 30 秒的資源探索才刪掉報告（學習者剛裝好 CRD 時會等，步驟的 README 有說）。
+// 之後，不必等它每 30 秒一次的下一輪資源探索才刪掉報告（學習者剛裝好 CRD 時會等，步驟的 README 有說）。
 // The realistic cluster gets the CRD before its controller-manager starts:
 // the garbage collector knows PodTally from the start, so once TestDemo
 // deletes the tally it need not wait for the next resource discovery, every

@@ -36,7 +36,7 @@ func TestRuntimePagesShareTheCode(t *testing.T) {
 	samePrograms(t, runtimePages)
 }
 
-// 情境：照著 controller-runtime 版的頁面（兩種語言各一次；quick 一層只走英文，見 languages）在 repo 之外的空資料夾裡建立模組：go get、
+// 情境：照著 controller-runtime 版的頁面（兩種語言各一次；quick 組只走英文，見 languages）在 repo 之外的空資料夾裡建立模組：go get、
 // controller-gen 當作模組的 tool、寫入型別、reconciler 與 main、go mod tidy（在那之前 go build 照頁面說的失敗）、
 // controller-gen 產生 deepcopy、CRD 與角色、go build，再用頁面上的 envtest 測試跑 go test（etcd 與
 // kube-apiserver 來自 scripts/build-controlplane.sh --print-dir）。產生的角色有頁面 RBAC 標記要的權限。接著在

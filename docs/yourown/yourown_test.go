@@ -48,7 +48,7 @@ var pages = map[string]string{
 }
 
 // languages 是要照著走一次的頁面語言。兩種語言的程式、指令與預期輸出一字不差（TestPagesShareTheCode 與
-// TestRuntimePagesShareTheCode 守著），所以 quick 一層（go test -short）只走英文那一份；完整的一層兩種都走，
+// TestRuntimePagesShareTheCode 守著），所以 quick 組（go test -short）只照英文的頁面做一遍；full 組兩種都做，
 // 各自從頭建一次模組，各多花 20 多秒。
 //
 // languages are the page languages to follow. Both give the same code,
@@ -594,7 +594,7 @@ func kubectl(t *testing.T, cs kubernetes.Interface, line string, namespaces map[
 	return countChanges
 }
 
-// 情境：照著頁面（兩種語言各一次；quick 一層只走英文，見 languages）在 repo 之外的空資料夾裡 go mod init、go get、寫入 main.go 與
+// 情境：照著頁面（兩種語言各一次；quick 組只走英文，見 languages）在 repo 之外的空資料夾裡 go mod init、go get、寫入 main.go 與
 // count.go、go mod tidy、go build；名稱表轉成程式碼之後通過 go vet。接著有三段：
 //   - 在擬真叢集上（跟 scripts/cluster-up.sh 的一樣有 kube-controller-manager）執行 ./cmcount -A，
 //     照頁面的 kubectl 情境一行一行做：建立 namespace、建立兩個 ConfigMap、加標籤、刪除一個、

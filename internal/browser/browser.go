@@ -113,13 +113,14 @@ func (b *Browser) Open(t testing.TB, url string) {
 	}
 }
 
-// Settle 等頁面再畫兩格畫面：版面一變，ResizeObserver 的回呼（方框名字的縮放、說明收起來）在下一格畫面之前才執行，
+// Settle 等頁面再畫兩格畫面：版面一變，ResizeObserver 的回呼（方框名字的縮放、說明收起來）要等到下一格畫面畫出之前才會執行，
 // 所以量版面的測試在那之前量到的，是使用者永遠看不到的中間狀態。
 //
 // Settle waits until the page has drawn two more frames: after a layout
-// change, ResizeObserver callbacks (a box name's fit, captions folding away)
-// run only before the next frame, so a test that measures the layout before
-// then sees an in-between state no user ever sees.
+// change, ResizeObserver callbacks (shrinking a box's name to fit, folding
+// captions away) do not run until just before the next frame, so a test
+// that measures the layout before then sees an in-between state no user
+// ever sees.
 func (b *Browser) Settle(t testing.TB) {
 	t.Helper()
 	Eval[bool](t, b, `(window.twoFrames = false, requestAnimationFrame(() => requestAnimationFrame(() => { window.twoFrames = true; })), true)`)

@@ -177,11 +177,12 @@ type Options struct {
 	// namespaces can be deleted, as in a real cluster; when false there is
 	// only the API server and pods stay Pending forever.
 	Realistic bool
-	// BeforeComponents 在擬真叢集的 API server 就緒之後、kube-controller-manager 啟動之前執行（cfg 是管理者的設定）。
-	// 例如先裝好 CRD：garbage collector 啟動時就認得它，不必等下一次每 30 秒的資源探索。
+	// BeforeComponents 在擬真叢集的兩個 API server 就緒之後、kube-controller-manager 啟動之前執行一次（cfg 有管理者權限）。
+	// 例如先裝好 CRD：garbage collector 啟動時就認得它，不必等它每 30 秒一次的下一輪資源探索。
 	//
-	// BeforeComponents runs once the realistic cluster's API servers are ready
-	// and before kube-controller-manager starts (cfg is an admin's). A CRD
+	// BeforeComponents runs once, after the realistic cluster's two API
+	// servers are ready and before kube-controller-manager starts (cfg has
+	// admin rights). A CRD
 	// installed here, say, is known to the garbage collector from its start,
 	// with no wait for its next resource discovery, which comes every 30 s.
 	BeforeComponents func(cfg *rest.Config) error

@@ -169,9 +169,9 @@ func Realistic(t testing.TB) *Cluster {
 	return realistic
 }
 
-// FullTier 讓一個測試只在完整的一層執行：go test -short（學習者的 scripts/test.sh，quick 一層）裡它略過，
-// 說出為什麼，以及怎麼執行它。CI 跑的是完整的一層（TIER=full scripts/test.sh），那裡不會略過任何測試。
-// why 說它為什麼放在完整的一層：它比 quick 一層的其他測試多證明了什麼，又花多少時間。
+// FullTier 讓一個測試只在 full 組執行：在 go test -short（學習者的 scripts/test.sh，quick 組）底下會被略過，
+// 並說出為什麼，以及怎麼執行它。CI 跑的是 full 組（TIER=full scripts/test.sh），那裡不會略過任何測試。
+// why 說它為什麼放在 full 組：它比 quick 組的其他測試多證明了什麼，又花多少時間。
 //
 // FullTier runs a test in the full tier only: under go test -short (the
 // learner's scripts/test.sh, the quick tier) it is skipped, saying why and
