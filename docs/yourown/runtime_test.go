@@ -45,8 +45,9 @@ func TestRuntimePagesShareTheCode(t *testing.T) {
 // USE_EXISTING_CLUSTER=true 會讓同一個測試改用 KUBECONFIG 的叢集：就在這個叢集上跑一次，它通過，而且
 // 它的 Memo 沒有留下。
 //
-// The story: following the controller-runtime page (once per language; the quick tier follows English only, see languages) in
-// an empty folder outside the repository: go get, controller-gen as a tool
+// The story: following the controller-runtime page (once per language; the
+// quick tier follows English only, see languages) in an empty folder
+// outside the repository: go get, controller-gen as a tool
 // of the module, the type, the reconciler and main written, go mod tidy
 // (before which go build fails as the page says), controller-gen writing
 // the deepcopy functions, the CRD and the role, go build, and go test of the

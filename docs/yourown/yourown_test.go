@@ -58,7 +58,7 @@ var pages = map[string]string{
 // module from scratch for each, some 20 s more each.
 func languages(t *testing.T) []string {
 	if testing.Short() {
-		t.Log("-short: following the English page only; the zh-TW page gives the same code (TestPagesShareTheCode), and the full tier follows it too")
+		t.Log("-short: following the English page only; the zh-TW page gives the same code (TestPagesShareTheCode, TestRuntimePagesShareTheCode), and the full tier follows it too")
 		return []string{"en"}
 	}
 	return []string{"en", "zh-TW"}
@@ -594,8 +594,8 @@ func kubectl(t *testing.T, cs kubernetes.Interface, line string, namespaces map[
 	return countChanges
 }
 
-// 情境：照著頁面（兩種語言各一次；quick 組只走英文，見 languages）在 repo 之外的空資料夾裡 go mod init、go get、寫入 main.go 與
-// count.go、go mod tidy、go build；名稱表轉成程式碼之後通過 go vet。接著有三段：
+// 情境：照著頁面（兩種語言各一次；quick 組只走英文，見 languages）在 repo 之外的空資料夾裡 go mod init、go get、
+// 寫入 main.go 與 count.go、go mod tidy、go build；名稱表轉成程式碼之後通過 go vet。接著有三段：
 //   - 在擬真叢集上（跟 scripts/cluster-up.sh 的一樣有 kube-controller-manager）執行 ./cmcount -A，
 //     照頁面的 kubectl 情境一行一行做：建立 namespace、建立兩個 ConfigMap、加標籤、刪除一個、
 //     刪除 namespace，每次數量改變之後等頁面預期的下一行出現。按下 Ctrl-C，程式印出 stopped、
@@ -604,8 +604,9 @@ func kubectl(t *testing.T, cs kubernetes.Interface, line string, namespaces map[
 //   - 不加 -A，kubeconfig 的 context 指定另一個 namespace：只出現那個 namespace 的行。
 //   - API server 停機期間刪除一個 ConfigMap：刪除以墓碑的形式到達，計數仍然正確（見 tombstone）。
 //
-// The story: following the page (once per language; the quick tier follows English only, see languages) in an empty folder
-// outside the repository: go mod init, go get, write main.go and count.go,
+// The story: following the page (once per language; the quick tier follows
+// English only, see languages) in an empty folder outside the repository:
+// go mod init, go get, write main.go and count.go,
 // go mod tidy, go build; the table of names, turned into code, passes go vet.
 // Then three parts:
 //   - On the realistic cluster (with kube-controller-manager, like
