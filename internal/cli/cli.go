@@ -135,6 +135,12 @@ func Main(step Step, run func(ctx context.Context, env *Env) error) {
 	if step.Pipeline != nil {
 		pipeline = step.Pipeline()
 	}
+	// Ctrl-C 在頁面的網址印出之前就要接住：一印出就按下的 Ctrl-C 也讓步驟好好收尾（錄製檔完整關閉），
+	// 而不是被訊號殺掉。
+	// Ctrl-C is caught before the page's URL is printed: one pressed as soon as it shows still lets the step
+	// finish cleanly (the recording closed whole) instead of the signal killing it.
+	ctx, stop := interruptible()
+	defer stop()
 	lv, err := StartLive(pipeline, ui.on, ui.addr, record, os.Stdout)
 	if err != nil {
 		fail(step.Name, err)
@@ -143,29 +149,34 @@ func Main(step Step, run func(ctx context.Context, env *Env) error) {
 	if lv != nil {
 		out = lv.Out()
 	}
-	if err := mainLoop(step, &f, lv, out, run); err != nil {
+	if err := mainLoop(ctx, step, &f, lv, out, run); err != nil {
 		fail(step.Name, err)
 	}
 }
 
-// mainLoop 連線、執行 run，最後關掉頁面與錄製；回傳要印成一行的錯誤（Ctrl-C 之後沒有）。
+// interruptible 回傳一個 Ctrl-C（或 SIGTERM、SIGHUP：終端機被關掉）時結束的 context。第一次 Ctrl-C 讓步驟好好收尾；
+// 之後再按一次就恢復預設行為，立刻結束。
 //
-// mainLoop connects, calls run, then closes the page and the recording; it
-// returns the error to print as one line (none after Ctrl-C).
-func mainLoop(step Step, f *Flags, lv *Live, out io.Writer, run func(ctx context.Context, env *Env) error) (err error) {
-	defer func() { err = errors.Join(err, lv.Close()) }()
-	// SIGHUP（終端機被關掉）也一樣好好收尾：錄製檔與頁面都正常關閉。
-	// SIGHUP (the terminal closed) ends it cleanly too: the recording and the page close properly.
+// interruptible returns a context that ends on Ctrl-C (or SIGTERM, or SIGHUP:
+// the terminal closed). The first Ctrl-C lets the step finish cleanly; a
+// second one gets the default behaviour and ends the program at once.
+func interruptible() (context.Context, func()) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
 	go func() {
-		// 第一次 Ctrl-C 讓步驟好好收尾；之後再按一次就恢復預設行為，立刻結束。
-		// The first Ctrl-C lets the step finish cleanly; a second one gets
-		// the default behaviour and ends the program at once.
 		<-ctx.Done()
 		stop()
 	}()
+	return ctx, stop
+}
 
+// mainLoop 連線、執行 run，最後關掉頁面與錄製；回傳要印成一行的錯誤（Ctrl-C 之後沒有）。ctx 在 Ctrl-C 時結束
+// （見 interruptible）。
+//
+// mainLoop connects, calls run, then closes the page and the recording; it
+// returns the error to print as one line (none after Ctrl-C). ctx ends on
+// Ctrl-C (see interruptible).
+func mainLoop(ctx context.Context, step Step, f *Flags, lv *Live, out io.Writer, run func(ctx context.Context, env *Env) error) (err error) {
+	defer func() { err = errors.Join(err, lv.Close()) }()
 	env, err := Connect(ctx, f, step.RidesOutOutages, out, os.Stderr)
 	if ctx.Err() != nil {
 		return nil
