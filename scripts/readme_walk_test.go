@@ -361,6 +361,21 @@ func crossWatchDeletes(got, want []string) []string {
 	return got
 }
 
+// findWalk 回傳某一步 README 裡名為 name 的練習；沒有就讓測試失敗。
+//
+// findWalk returns the exercise called name in one step's README; none
+// fails the test.
+func findWalk(t *testing.T, step, name string) *walk {
+	t.Helper()
+	for _, w := range parseWalks(t, "../"+step+"/README.md") {
+		if w.name == step+"/"+name {
+			return w
+		}
+	}
+	t.Fatalf("%s/README.md has no walk %s/%s", step, step, name)
+	return nil
+}
+
 func isSubsequence(sub, of []string) bool {
 	i := 0
 	for _, s := range of {
@@ -372,22 +387,16 @@ func isSubsequence(sub, of []string) bool {
 }
 
 // 情境（不需要叢集）：compareWalk 接受時機造成、README 有說明的差異，其他的都不接受。step04-pushes-ahead.txt
-// 是一次真正的執行：排程器的綁定在 processLoop 取出 Add 之前就到了，兩個 sync 合併成一個。
+// 是一次真正的執行：排程器的綁定在 processLoop 取出 Add 之前就到了，兩個 sync 合併成一個。步驟 07 結尾的兩個
+// 刪除可以任一個先到。
 //
 // The story (no cluster needed): compareWalk accepts the differences timing
 // makes and the README explains, and nothing else. step04-pushes-ahead.txt is
 // a real run: the scheduler's binding arrived before processLoop popped the
-// Add, and two syncs merged into one.
+// Add, and two syncs merged into one. Step 07's two deletes at the end may
+// come in either order.
 func TestCompareWalk(t *testing.T) {
-	var w *walk
-	for _, x := range parseWalks(t, "../step04-controller/README.md") {
-		if x.name == "step04-controller/demo" {
-			w = x
-		}
-	}
-	if w == nil {
-		t.Fatal("step04-controller/README.md has no walk step04-controller/demo")
-	}
+	w := findWalk(t, "step04-controller", "demo")
 	data, err := os.ReadFile("testdata/step04-pushes-ahead.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -412,50 +421,32 @@ func TestCompareWalk(t *testing.T) {
 	// Step 07's end: the tally's and its report's deletes come through two watches, either first; when the
 	// report's comes first, the Reconcile it queued still finds the tally in the cache, being deleted, and prints
 	// that line again (see step 07's README).
-	var w7 *walk
-	for _, x := range parseWalks(t, "../step07-controller-runtime/README.md") {
-		if x.name == "step07-controller-runtime/demo" {
-			w7 = x
-		}
-	}
-	if w7 == nil {
-		t.Fatal("step07-controller-runtime/README.md has no walk step07-controller-runtime/demo")
-	}
+	w7 := findWalk(t, "step07-controller-runtime", "demo")
 	gone, report := index(w7.want, "tallies  OnDelete "), len(w7.want)-2
 	if !strings.HasPrefix(w7.want[report], "reports  OnDelete ") {
 		t.Fatalf("step 07's README block no longer ends with the report's delete and a Reconcile: %q", w7.want[report])
 	}
 	reportFirst := slices.Concat(w7.want[:gone], []string{w7.want[report], w7.want[gone-1], w7.want[gone], w7.want[gone+1]})
-	for _, c := range []struct {
-		name string
-		got  []string
-		ok   bool
-	}{
-		{"step 07's README block", w7.want, true},
-		{"step 07 with the report's delete first", reportFirst, true},
-		{"step 07 with a delete missing", slices.Delete(slices.Clone(w7.want), report, report+1), false},
-		{"step 07 with the report's delete before the tally's deletionTimestamp", slices.Concat(w7.want[:gone-2], []string{w7.want[report]}, w7.want[gone-2:report], w7.want[report+1:]), false},
-	} {
-		if msg := compareWalk(w7, c.got); (msg == "") != c.ok {
-			t.Errorf("%s: compareWalk says %q; want accepted = %v", c.name, msg, c.ok)
-		}
-	}
-
 	add, bind := index(w.want, "queue    Add "), index(w.want, "queue    Update ")
 	popAdd := index(ahead, "fifo     Added ")
 	for _, c := range []struct {
 		name string
+		w    *walk
 		got  []string
 		ok   bool
 	}{
-		{"the README's own block", w.want, true},
-		{"a real run whose binding was pushed before the Add was popped", ahead, true},
-		{"the same run with its pops in the wrong order", swap(ahead, popAdd, popAdd+1), false},
-		{"pushes in the wrong order", swap(w.want, add, bind), false},
-		{"a push missing", slices.Delete(slices.Clone(w.want), bind, bind+1), false},
-		{"a pop missing", slices.Delete(slices.Clone(ahead), popAdd, popAdd+1), false},
+		{"step 07's README block", w7, w7.want, true},
+		{"step 07 with the report's delete first", w7, reportFirst, true},
+		{"step 07 with a delete missing", w7, slices.Delete(slices.Clone(w7.want), report, report+1), false},
+		{"step 07 with the report's delete before the tally's deletionTimestamp", w7, slices.Concat(w7.want[:gone-2], []string{w7.want[report]}, w7.want[gone-2:report], w7.want[report+1:]), false},
+		{"the README's own block", w, w.want, true},
+		{"a real run whose binding was pushed before the Add was popped", w, ahead, true},
+		{"the same run with its pops in the wrong order", w, swap(ahead, popAdd, popAdd+1), false},
+		{"pushes in the wrong order", w, swap(w.want, add, bind), false},
+		{"a push missing", w, slices.Delete(slices.Clone(w.want), bind, bind+1), false},
+		{"a pop missing", w, slices.Delete(slices.Clone(ahead), popAdd, popAdd+1), false},
 	} {
-		if msg := compareWalk(w, c.got); (msg == "") != c.ok {
+		if msg := compareWalk(c.w, c.got); (msg == "") != c.ok {
 			t.Errorf("%s: compareWalk says %q; want accepted = %v", c.name, msg, c.ok)
 		}
 	}
