@@ -170,6 +170,38 @@ helper_bin() {
   printf '%s\n' "${bin}"
 }
 
+# 快取裡建好的步驟沒用多少天之後刪掉；internal/testenv 的 stepsKeep 是同樣的天數。
+# Days after which a built step in the cache that went unused is removed; internal/testenv's stepsKeep is the same.
+STEPS_KEEP_DAYS="${STEPS_KEEP_DAYS:-14}"
+
+# steps_build_dir 印出這個 clone 建好的步驟（一般的，沒有 race detector）放在哪裡：每個使用者的快取底下，以 repo 路徑的
+# 雜湊區分 clone。internal/testenv 的 StepsBuildDir 用同樣的規則，步驟的測試與導覽因此共用同一批執行檔。
+# steps_build_dir prints where this clone's built steps (plain ones, without the race detector) are kept: under the
+# per-user cache, one directory per clone (a hash of the repository's path). internal/testenv's StepsBuildDir follows
+# the same rule, so the steps' tests and the walkthrough share the same binaries.
+steps_build_dir() {
+  printf '%s/informer-walkthrough/steps/%s/plain\n' "${XDG_CACHE_HOME:-$HOME/.cache}" \
+    "$(printf '%s' "${REPO_ROOT}" | sha256_of | cut -c 1-16)"
+}
+
+# build_step 建置一個步驟（目錄名稱，例如 step01-listwatcher）到 steps_build_dir，印出執行檔路徑。檔案已經是最新的時候，
+# go build -o 不再連結，第二次起只要一秒左右。有 flock（Linux）時拿著檔案鎖，兩個同時的建置不會寫同一個檔；
+# 沒用過 STEPS_KEEP_DAYS 天的步驟（別的或舊的 clone）順手刪掉。
+# build_step builds one step (its directory name, such as step01-listwatcher) into steps_build_dir and prints the
+# binary's path. When the file there is already current, go build -o does not link again, so later runs take about a
+# second. Where flock exists (Linux) it holds a file lock, so two builds at once never write the same file; steps
+# unused for STEPS_KEEP_DAYS days (other or old clones) are removed on the way.
+build_step() {
+  local name="$1" dir lock=()
+  dir="$(steps_build_dir)"
+  mkdir -p "${dir}"
+  command -v flock >/dev/null 2>&1 && lock=(flock "${dir}/.lock")
+  (cd "${REPO_ROOT}" && "${lock[@]}" go build -o "${dir}/${name}" "./${name}")
+  touch "${dir}/${name}"
+  find "${dir%/*/*}" -mindepth 3 -maxdepth 3 -type f -name 'step*' -mtime "+${STEPS_KEEP_DAYS}" -delete 2>/dev/null || true
+  printf '%s\n' "${dir}/${name}"
+}
+
 # 建置時，進度訊息的間隔秒數。 / Seconds between progress lines while building.
 PROGRESS_EVERY="${PROGRESS_EVERY:-20}"
 

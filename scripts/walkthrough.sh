@@ -21,17 +21,19 @@ SCENE_PAUSE="${SCENE_PAUSE:-1s}"
 
 WORK_DIR=""
 STEP_PID=""
+# scene 小程式（helper_bin 建一次，之後從快取拿）。 / The scene helper (helper_bin builds it once, then takes it from the cache).
+SCENE=""
 
 cleanup() {
   if [[ -n "${STEP_PID}" ]] && kill -0 "${STEP_PID}" 2>/dev/null; then
     kill -INT "${STEP_PID}" 2>/dev/null || true
     wait "${STEP_PID}" 2>/dev/null || true
   fi
-  if [[ -n "${WORK_DIR}" ]]; then
-    "${WORK_DIR}/scene" delete before >/dev/null 2>&1 || true
-    "${WORK_DIR}/scene" delete demo >/dev/null 2>&1 || true
-    rm -rf "${WORK_DIR}"
+  if [[ -n "${SCENE}" ]]; then
+    "${SCENE}" delete before >/dev/null 2>&1 || true
+    "${SCENE}" delete demo >/dev/null 2>&1 || true
   fi
+  [[ -z "${WORK_DIR}" ]] || rm -rf "${WORK_DIR}"
 }
 
 # indent 把每一行縮排四格，一行一行地寫出（不緩衝）。 / indent indents every line by four spaces, one line at a time (unbuffered).
@@ -60,16 +62,16 @@ wait_for_line() {
 # run_step 建置並在背景執行一個步驟，等它就緒後跑 scene demo，看到刪除事件後按下 Ctrl-C。
 # run_step builds and starts one step in the background, runs scene demo once it is ready, and presses Ctrl-C after the delete event.
 run_step() {
-  local dir="$1" name log
+  local dir="$1" name log bin
   name="$(basename "${dir}")"
   log="${WORK_DIR}/${name}.log"
   header "${name}: $(head -n 1 "${dir}/README.md" | sed 's/^# *//')"
-  (cd "${REPO_ROOT}" && go build -o "${WORK_DIR}/${name}" "./${name}")
+  bin="$(build_step "${name}")"
   : >"${log}"
-  "${WORK_DIR}/${name}" > >(tee -a "${log}") 2>&1 &
+  "${bin}" > >(tee -a "${log}") 2>&1 &
   STEP_PID=$!
   wait_for_line "${log}" '^-- .*watching from there' "its ready line (\"watching from there\")"
-  "${WORK_DIR}/scene" demo --pause "${SCENE_PAUSE}" | indent
+  "${SCENE}" demo --pause "${SCENE_PAUSE}" | indent
   wait_for_line "${log}" 'delete.*/demo( |$)' "the delete of pod demo"
   kill -INT "${STEP_PID}"
   if ! wait "${STEP_PID}"; then
@@ -91,9 +93,9 @@ main() {
 
   WORK_DIR="$(mktemp -d)"
   trap cleanup EXIT
-  (cd "${REPO_ROOT}" && go build -o "${WORK_DIR}/scene" ./internal/cmd/scene)
-  "${WORK_DIR}/scene" delete demo >/dev/null 2>&1 || true
-  "${WORK_DIR}/scene" create before app=demo >/dev/null 2>&1 || true
+  SCENE="$(helper_bin scene)"
+  "${SCENE}" delete demo >/dev/null 2>&1 || true
+  "${SCENE}" create before app=demo >/dev/null 2>&1 || true
 
   for dir in "${steps[@]}"; do
     run_step "${dir}"

@@ -113,23 +113,32 @@ func BinDir() (string, error) {
 	if dir := os.Getenv(BinDirEnv); dir != "" {
 		return dir, nil
 	}
-	// 與 scripts/lib.sh 相同的規則：$XDG_CACHE_HOME，否則 ~/.cache（macOS 上也一樣，
-	// 不用 os.UserCacheDir 的 ~/Library/Caches，兩邊才找得到同一個目錄）。
-	// The same rule as scripts/lib.sh: $XDG_CACHE_HOME, else ~/.cache (on
-	// macOS too, not os.UserCacheDir's ~/Library/Caches, so both sides agree).
-	cache := os.Getenv("XDG_CACHE_HOME")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		cache = filepath.Join(home, ".cache")
+	cache, err := CacheRoot()
+	if err != nil {
+		return "", err
 	}
 	key, err := CacheKey()
 	if err != nil {
 		return "", err
 	}
 	return filepath.Join(cache, "informer-walkthrough", "controlplane", key), nil
+}
+
+// CacheRoot 回傳每個使用者的快取目錄，規則跟 scripts/lib.sh 相同：$XDG_CACHE_HOME，否則 ~/.cache
+// （macOS 上也一樣，不用 os.UserCacheDir 的 ~/Library/Caches，兩邊才找得到同一個目錄）。
+//
+// CacheRoot returns the per-user cache directory by scripts/lib.sh's rule:
+// $XDG_CACHE_HOME, else ~/.cache (on macOS too, not os.UserCacheDir's
+// ~/Library/Caches, so both sides agree).
+func CacheRoot() (string, error) {
+	if cache := os.Getenv("XDG_CACHE_HOME"); cache != "" {
+		return cache, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".cache"), nil
 }
 
 // FindBinaries 確認建置出來的執行檔都在；找不到時的錯誤訊息會附上修正指令。

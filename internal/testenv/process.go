@@ -2,6 +2,8 @@ package testenv
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"os"
 	"os/exec"
@@ -9,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,33 +22,108 @@ import (
 var (
 	buildOnce sync.Once
 	buildBin  string
-	buildDir  string
 	buildErr  error
 )
 
-// Build 編譯目前目錄的 main 套件，回傳執行檔路徑，讓測試像學習者一樣執行它（旗標、結束碼、Ctrl-C）。
-// 一個測試套件只編譯一次；Main 結束時刪除。測試執行檔帶著 race detector 時，步驟也帶著（見 BuildArgs）。
+// Build 編譯目前目錄的 main 套件（一個步驟），回傳執行檔路徑，讓測試像學習者一樣執行它（旗標、結束碼、Ctrl-C）。
+// 一個測試套件只編譯一次。測試執行檔帶著 race detector 時，步驟也帶著（見 BuildArgs）。
+// 執行檔留在每個使用者的快取裡（StepsBuildDir，scripts/walkthrough.sh 也用同一個）：檔案已經是最新的時候，
+// go build -o 不再連結，每個測試套件省下兩、三秒的 CPU。兩個測試行程不會同時寫它：建置時拿著檔案鎖。
 //
-// Build compiles the main package in the current directory and returns the
-// binary's path, so a test can run it as a learner does (flags, exit codes,
-// Ctrl-C). It compiles once per test package; Main removes it at the end.
-// When the test binary has the race detector, so does the step (see
-// BuildArgs).
+// Build compiles the main package in the current directory (a step) and
+// returns the binary's path, so a test can run it as a learner does (flags,
+// exit codes, Ctrl-C). It compiles once per test package. When the test
+// binary has the race detector, so does the step (see BuildArgs). The binary
+// stays in the per-user cache (StepsBuildDir, which scripts/walkthrough.sh
+// uses too): when the file there is already current, go build -o does not
+// link again, which saves each test package two to three seconds of CPU. Two
+// test processes never write it at once: the build holds a file lock.
 func Build(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		if buildDir, buildErr = os.MkdirTemp("", "testenv-build-"); buildErr != nil {
+		var pkg string
+		if pkg, buildErr = os.Getwd(); buildErr != nil {
 			return
 		}
-		buildBin = filepath.Join(buildDir, "step")
-		if out, err := exec.Command("go", BuildArgs(buildBin, ".")...).CombinedOutput(); err != nil {
-			buildErr = &buildError{err, out}
+		mode := "plain"
+		if RaceEnabled {
+			mode = "race"
 		}
+		var dir string
+		if dir, buildErr = StepsBuildDir(filepath.Dir(pkg), mode); buildErr != nil {
+			return
+		}
+		buildBin = filepath.Join(dir, filepath.Base(pkg))
+		buildErr = buildLocked(dir, buildBin)
 	})
 	if buildErr != nil {
 		t.Fatalf("go build: %v", buildErr)
 	}
 	return buildBin
+}
+
+// StepsBuildDir 回傳一個 clone 建好的步驟放在哪裡：每個使用者的快取底下，以 repo 的路徑的雜湊區分 clone，
+// mode 是 plain 或 race。規則跟 scripts/lib.sh 的 steps_build_dir 一樣，兩邊才共用同一批執行檔。
+//
+// StepsBuildDir returns where one clone's built steps are kept: under the
+// per-user cache, one directory per clone (a hash of the repository's path),
+// mode being plain or race. The rule is scripts/lib.sh's steps_build_dir, so
+// both sides share the same binaries.
+func StepsBuildDir(repo, mode string) (string, error) {
+	cache, err := controlplane.CacheRoot()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(repo))
+	return filepath.Join(cache, "informer-walkthrough", "steps", hex.EncodeToString(sum[:])[:16], mode), nil
+}
+
+// buildLocked 拿著 dir 裡的檔案鎖執行 go build -o bin，結束後更新 bin 的修改時間（用過的標記，見 pruneSteps），
+// 並刪掉快取裡太久沒用的步驟。
+//
+// buildLocked runs go build -o bin holding the file lock in dir, then sets
+// bin's modification time (the mark of use, see pruneSteps) and removes the
+// steps in the cache unused for too long.
+func buildLocked(dir, bin string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	// 關掉檔案就放開了鎖。 / Closing the file releases the lock.
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	if out, err := exec.Command("go", BuildArgs(bin, ".")...).CombinedOutput(); err != nil {
+		return &buildError{err, out}
+	}
+	now := time.Now()
+	if err := os.Chtimes(bin, now, now); err != nil {
+		return err
+	}
+	pruneSteps(filepath.Dir(filepath.Dir(dir)), now.Add(-stepsKeep))
+	return nil
+}
+
+// stepsKeep 是快取裡的步驟沒用多久之後刪掉；scripts/lib.sh 的 STEPS_KEEP_DAYS 是同樣的天數。
+// stepsKeep is how long a step in the cache may go unused before it is removed; scripts/lib.sh's STEPS_KEEP_DAYS is
+// the same number of days.
+const stepsKeep = 14 * 24 * time.Hour
+
+// pruneSteps 刪掉 steps 底下修改時間早於 before 的執行檔（別的 clone、舊的 clone）。
+//
+// pruneSteps removes the binaries under steps last modified before before
+// (other clones, old clones).
+func pruneSteps(steps string, before time.Time) {
+	bins, _ := filepath.Glob(filepath.Join(steps, "*", "*", "step*"))
+	for _, bin := range bins {
+		if info, err := os.Stat(bin); err == nil && info.ModTime().Before(before) {
+			_ = os.Remove(bin)
+		}
+	}
 }
 
 // BuildArgs 是 Build 給 go 的參數：go build -o out pkg，測試執行檔帶著 race detector 時再加上 -race。
@@ -66,12 +144,6 @@ type buildError struct {
 }
 
 func (e *buildError) Error() string { return e.err.Error() + "\n" + string(e.out) }
-
-func removeBuilds() {
-	if buildDir != "" {
-		_ = os.RemoveAll(buildDir)
-	}
-}
 
 // Interrupt 啟動執行檔，等到輸出出現 ready，送出 SIGINT（就像按下 Ctrl-C），
 // 確認它在幾秒內以結束碼 0 結束，並回傳它的輸出。

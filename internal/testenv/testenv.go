@@ -48,11 +48,10 @@ var (
 )
 
 // Main 包裝 testing.M.Run：先啟動只有 API server 的叢集，跑完測試再停掉它，
-// 以及測試要求過的擬真叢集與 Build 建出的執行檔。
+// 以及測試要求過的擬真叢集。
 //
 // Main wraps testing.M.Run: it starts the API-server-only cluster, runs the
-// tests, then stops it, the realistic cluster if a test asked for one, and
-// removes the binaries Build made.
+// tests, then stops it and the realistic cluster if a test asked for one.
 func Main(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -65,7 +64,6 @@ func run(m *testing.M) int {
 		klog.SetOutput(io.Discard)
 		klog.LogToStderr(false)
 	}
-	defer removeBuilds()
 	var err error
 	plain, err = startCluster(false)
 	if err != nil {
@@ -78,7 +76,6 @@ func run(m *testing.M) int {
 		<-interrupted
 		fmt.Fprintln(os.Stderr, "testenv: interrupted; stopping the control plane")
 		_ = stopAll()
-		removeBuilds()
 		os.Exit(130)
 	}()
 	code := m.Run()
