@@ -192,11 +192,14 @@ steps_build_dir() {
 # second. Where flock exists (Linux) it holds a file lock, so two builds at once never write the same file; steps
 # unused for STEPS_KEEP_DAYS days (other or old clones) are removed on the way.
 build_step() {
-  local name="$1" dir lock=()
+  local name="$1" dir
   dir="$(steps_build_dir)"
   mkdir -p "${dir}"
-  command -v flock >/dev/null 2>&1 && lock=(flock "${dir}/.lock")
-  (cd "${REPO_ROOT}" && "${lock[@]}" go build -o "${dir}/${name}" "./${name}")
+  if command -v flock >/dev/null 2>&1; then
+    (cd "${REPO_ROOT}" && flock "${dir}/.lock" go build -o "${dir}/${name}" "./${name}")
+  else
+    (cd "${REPO_ROOT}" && go build -o "${dir}/${name}" "./${name}")
+  fi
   touch "${dir}/${name}"
   find "${dir%/*/*}" -mindepth 3 -maxdepth 3 -type f -name 'step*' -mtime "+${STEPS_KEEP_DAYS}" -delete 2>/dev/null || true
   printf '%s\n' "${dir}/${name}"

@@ -215,24 +215,34 @@ kind_node_image() {
     log "using kind's pinned node image ${KIND_PINNED_NODE_IMAGE}"
   else
     log "kind's pinned node image cannot be pulled here (no registry reachable), so using one built from source"
-    KIND_NODE_IMAGE="$("${REPO_ROOT}/scripts/ci/build-kind-node-image.sh" | tail -n 1)"
+    KIND_NODE_IMAGE="$(lowest_priority "${REPO_ROOT}/scripts/ci/build-kind-node-image.sh" | tail -n 1)"
   fi
   [[ -n "${KIND_NODE_IMAGE}" ]] || die "no node image for the kind tests"
 }
 
-# start_node_image 在背景執行 kind_node_image，用最低的 CPU 與 I/O 優先權：go test 大多在等叢集與步驟，沒用到的 CPU
-# 拿來建節點映像檔（在沒有快取的機器上要好幾分鐘），測試要用 CPU 時優先。它在自己的 process group 裡（set -m），
-# 所以 cleanup 停得掉整組。輸出寫進檔案，等到 kind 的測試之前才印出來，不跟 go test 的輸出混在一起。
-# start_node_image runs kind_node_image in the background at the lowest CPU and I/O priority: go test mostly waits on
-# clusters and steps, and the CPU it leaves goes to building the node image (minutes on a machine without the cache),
-# while the tests come first whenever they want the CPU. It runs in a process group of its own (set -m), so cleanup can
-# stop all of it. Its output goes to a file, printed just before the kind tests rather than mixed into go test's.
+# lowest_priority 以最低的 CPU 優先權執行一個指令；有 ionice（Linux）時，I/O 也排在最後（idle 類別）。
+# lowest_priority runs a command at the lowest CPU priority, and where ionice exists (Linux) in the idle I/O class too.
+lowest_priority() {
+  if command -v ionice >/dev/null 2>&1; then
+    nice -n 19 ionice -c 3 "$@"
+  else
+    nice -n 19 "$@"
+  fi
+}
+
+# start_node_image 在背景執行 kind_node_image；要從原始碼建置時，建置用最低的 CPU 與 I/O 優先權（lowest_priority）：
+# go test 大多在等叢集與步驟，沒用到的 CPU 拿來建節點映像檔（在沒有快取的機器上要好幾分鐘），測試要用 CPU 時優先。
+# 它在自己的 process group 裡（set -m），所以 cleanup 停得掉整組。輸出寫進檔案，等到 kind 的測試之前才印出來，
+# 不跟 go test 的輸出混在一起。
+# start_node_image runs kind_node_image in the background; when that builds from source, the build runs at the lowest
+# CPU and I/O priority (lowest_priority): go test mostly waits on clusters and steps, and the CPU it leaves goes to
+# building the node image (minutes on a machine without the cache), while the tests come first whenever they want the
+# CPU. It runs in a process group of its own (set -m), so cleanup can stop all of it. Its output goes to a file, printed
+# just before the kind tests rather than mixed into go test's.
 start_node_image() {
   NODE_IMAGE_DIR="$(mktemp -d)"
   set -m
   (
-    renice -n 19 -p "${BASHPID}" >/dev/null 2>&1 || true
-    if command -v ionice >/dev/null 2>&1; then ionice -c 3 -p "${BASHPID}" 2>/dev/null || true; fi
     kind_node_image
     printf '%s\n' "${KIND_NODE_IMAGE}" >"${NODE_IMAGE_DIR}/name"
   ) </dev/null >"${NODE_IMAGE_DIR}/log" 2>&1 &
