@@ -121,6 +121,10 @@ func fenced(t *testing.T, readme string, lines []string, start int) ([]string, i
 // READMEs themselves, so README and test cannot drift; the zh-TW READMEs must
 // hold the very same commands.
 func TestREADMEsInOrder(t *testing.T) {
+	// 它有自己的 lab（叢集、狀態目錄、kubeconfig、連接埠），README 的指令也不用固定的埠，所以跟其他 lab 的測試同時執行。
+	// It has a lab of its own (cluster, state directory, kubeconfig, port) and the READMEs' commands use no fixed port,
+	// so it runs beside the other labs' tests.
+	t.Parallel()
 	readmes, _ := filepath.Glob("../step[0-9][0-9]-*/README.md")
 	if len(readmes) == 0 {
 		t.Fatal("no step READMEs found")
