@@ -40,18 +40,23 @@ type Cluster struct {
 }
 
 var (
+	// mainRan 說 Main 已經接手這個測試套件：Plain 與 Realistic 啟動的叢集，Main 在測試結束時會停掉。
+	// mainRan says Main has taken over the test package: Main stops the clusters Plain and Realistic start once the
+	// tests end.
+	mainRan       bool
 	plain         *Cluster
+	plainErr      error
+	plainOnce     sync.Once
 	realistic     *Cluster
 	realisticErr  error
 	realisticOnce sync.Once
 	verbose       = os.Getenv("TESTENV_VERBOSE") != ""
 )
 
-// Main 包裝 testing.M.Run：先啟動只有 API server 的叢集，跑完測試再停掉它，
-// 以及測試要求過的擬真叢集。
+// Main 包裝 testing.M.Run：跑完測試之後，停掉測試要求過的叢集（只有 API server 的、擬真的）。
 //
-// Main wraps testing.M.Run: it starts the API-server-only cluster, runs the
-// tests, then stops it and the realistic cluster if a test asked for one.
+// Main wraps testing.M.Run: once the tests have run, it stops the clusters
+// they asked for (the API-server-only one, the realistic one).
 func Main(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -64,12 +69,7 @@ func run(m *testing.M) int {
 		klog.SetOutput(io.Discard)
 		klog.LogToStderr(false)
 	}
-	var err error
-	plain, err = startCluster(false)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
-		return 1
-	}
+	mainRan = true
 	interrupted := make(chan os.Signal, 1)
 	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -135,16 +135,35 @@ func stopAll() error {
 	return errors.Join(errs...)
 }
 
-// Plain 回傳這個測試套件只有 API server 的叢集；沒有經過 Main 就呼叫會讓測試失敗。
+// Plain 回傳這個測試套件只有 API server 的叢集，第一次呼叫時啟動：用不到它的套件（例如只用擬真叢集的，
+// 或 go test -run 挑出的幾個測試）就不必等它、也不花它的 CPU。沒有經過 Main 就呼叫會讓測試失敗。
 //
-// Plain returns the package's API-server-only cluster; calling it without
-// Main fails the test.
+// Plain returns the package's API-server-only cluster, starting it on the
+// first call: a package that has no use for it (one that uses only the
+// realistic cluster, or the few tests go test -run picks) neither waits for
+// it nor spends CPU on it. Calling it without Main fails the test.
 func Plain(t testing.TB) *Cluster {
 	t.Helper()
-	if plain == nil {
-		t.Fatal("testenv: no control plane; call testenv.Main(m) from TestMain")
+	needMain(t)
+	plainOnce.Do(func() {
+		c, err := startCluster(false)
+		stopMu.Lock()
+		plain, plainErr = c, err
+		stopMu.Unlock()
+	})
+	if plainErr != nil {
+		t.Fatalf("testenv: starting the API-server-only cluster: %v", plainErr)
 	}
 	return plain
+}
+
+// needMain 在測試套件沒有經過 Main 時讓測試失敗：沒有 Main，叢集就沒有人停。
+// needMain fails the test when the package did not go through Main: without Main nobody stops the clusters.
+func needMain(t testing.TB) {
+	t.Helper()
+	if !mainRan {
+		t.Fatal("testenv: no control plane; call testenv.Main(m) from TestMain")
+	}
 }
 
 // Realistic 回傳這個測試套件的擬真叢集（Pod 會被排程、變成 Running），第一次呼叫時啟動。
@@ -153,7 +172,7 @@ func Plain(t testing.TB) *Cluster {
 // go Running), starting it on the first call.
 func Realistic(t testing.TB) *Cluster {
 	t.Helper()
-	Plain(t)
+	needMain(t)
 	realisticOnce.Do(func() {
 		c, err := startCluster(true)
 		stopMu.Lock()
