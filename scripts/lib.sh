@@ -170,7 +170,7 @@ helper_bin() {
   printf '%s\n' "${bin}"
 }
 
-# 快取裡建好的步驟沒用多少天之後刪掉；internal/testenv 的 stepsKeep 是同樣的天數。
+# 快取裡建好的步驟閒置超過幾天就刪掉；internal/testenv 的 stepsKeep 是同樣的天數。
 # Days after which a built step in the cache that went unused is removed; internal/testenv's stepsKeep is the same.
 STEPS_KEEP_DAYS="${STEPS_KEEP_DAYS:-14}"
 
@@ -186,7 +186,7 @@ steps_build_dir() {
 
 # build_step 建置一個步驟（目錄名稱，例如 step01-listwatcher）到 steps_build_dir，印出執行檔路徑。檔案已經是最新的時候，
 # go build -o 不再連結，第二次起只要一秒左右。有 flock（Linux）時拿著檔案鎖，兩個同時的建置不會寫同一個檔；
-# 沒用過 STEPS_KEEP_DAYS 天的步驟（別的或舊的 clone）順手刪掉。
+# 超過 STEPS_KEEP_DAYS 天沒用的步驟（別的或舊的 clone）順手刪掉。
 # build_step builds one step (its directory name, such as step01-listwatcher) into steps_build_dir and prints the
 # binary's path. When the file there is already current, go build -o does not link again, so later runs take about a
 # second. Where flock exists (Linux) it holds a file lock, so two builds at once never write the same file; steps

@@ -418,9 +418,9 @@ func TestWalkthrough(t *testing.T) {
 	out := l.mustRun("walkthrough.sh", "SCENE_PAUSE=0s")
 	for _, section := range stepSections(t, out) {
 		// 在擬真的本機叢集上，每一步都看得到 demo 被排程、變成 Running；從步驟 06 起，Pod 的 informer 只看
-		// metadata，看不到 phase：那些步驟要看到的是它收到 demo、把它交給 tally。tally 有沒有數到 demo 就看時機了：
+		// metadata，看不到 phase：那些步驟要看到的是 informer 收到 demo、把 demo 交給 tally。tally 有沒有數到 demo 就看時機了：
 		// SCENE_PAUSE=0s 時，demo 可能在一次 Reconcile 之內就建立又刪除，佇列把三個變化併成一個 key，
-		// Reconcile 只看得到最後的樣子（level-based），這是對的。tally 的數字由 README 的練習照 README 的步調檢查。
+		// Reconcile 只看得到最後的樣子（level-based），這是對的。tally 的數字交給照著 README 執行的測試，以 README 的步調檢查。
 		// On the realistic local cluster every step sees demo scheduled and Running; from step 06 on, the pod
 		// informer sees metadata only, no phase: those steps must show it receiving demo and handing it to the tally.
 		// Whether the tally counts demo is a matter of timing: with SCENE_PAUSE=0s demo can come and go within one

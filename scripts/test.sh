@@ -175,7 +175,7 @@ run_static_checks() {
 }
 
 cleanup() {
-  # 還在背景建節點映像檔（例如測試失敗了）：整組停掉，建置腳本自己的 EXIT trap 會清掉它的暫存目錄與 container。
+  # 還在背景建節點映像檔（例如測試失敗了）：整組停掉，建置腳本自己的 EXIT trap 會清掉它的工作目錄與 container。
   # The node image is still being readied in the background (a test failed, say): stop its whole group; the build
   # script's own EXIT trap removes its work directory and container.
   if [[ -n "${NODE_IMAGE_JOB}" ]] && kill -0 "${NODE_IMAGE_JOB}" 2>/dev/null; then

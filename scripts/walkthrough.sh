@@ -21,7 +21,7 @@ SCENE_PAUSE="${SCENE_PAUSE:-1s}"
 
 WORK_DIR=""
 STEP_PID=""
-# scene 小程式（helper_bin 建一次，之後從快取拿）。 / The scene helper (helper_bin builds it once, then takes it from the cache).
+# scene 輔助指令（helper_bin 建一次，之後從快取拿）。 / The scene helper (helper_bin builds it once, then takes it from the cache).
 SCENE=""
 
 cleanup() {

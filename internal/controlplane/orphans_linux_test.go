@@ -26,7 +26,7 @@ import (
 // process it started must end with it, none left orphaned.
 func TestKilledTestBinaryLeavesNothing(t *testing.T) {
 	child := exec.Command(os.Args[0], "-test.run=^TestOrphanChild$", "-test.v")
-	// 被 SIGKILL 的子行程來不及刪掉它的叢集目錄（etcd 的資料約 120 MB）：放在這個測試的暫存目錄裡，測試結束時一起刪掉。
+	// 被 SIGKILL 的子行程沒辦法刪掉它的叢集目錄（etcd 的資料約 120 MB）：所以把目錄放在這個測試的暫存目錄裡，測試結束時一起刪掉。
 	// A child killed by SIGKILL cannot remove its cluster's directory (about 120 MB of etcd data): it goes under this
 	// test's temporary directory, removed when the test ends.
 	child.Env = append(os.Environ(), "INFORMER_LAB_ORPHAN_CHILD=1", "TMPDIR="+t.TempDir())

@@ -62,7 +62,7 @@ func Build(t testing.TB) string {
 	return buildBin
 }
 
-// StepsBuildDir 回傳一個 clone 建好的步驟放在哪裡：每個使用者的快取底下，以 repo 的路徑的雜湊區分 clone，
+// StepsBuildDir 回傳一個 clone 建好的步驟放在哪裡：每個使用者的快取底下，每個 clone 一個目錄（以 repo 路徑的雜湊區分），
 // mode 是 plain 或 race。規則跟 scripts/lib.sh 的 steps_build_dir 一樣，兩邊才共用同一批執行檔。
 //
 // StepsBuildDir returns where one clone's built steps are kept: under the
@@ -108,7 +108,8 @@ func buildLocked(dir, bin string) error {
 	return nil
 }
 
-// stepsKeep 是快取裡的步驟沒用多久之後刪掉；scripts/lib.sh 的 STEPS_KEEP_DAYS 是同樣的天數。
+// stepsKeep 是快取裡的步驟能閒置多久，超過就刪掉；scripts/lib.sh 的 STEPS_KEEP_DAYS 是同樣的天數。
+//
 // stepsKeep is how long a step in the cache may go unused before it is removed; scripts/lib.sh's STEPS_KEEP_DAYS is
 // the same number of days.
 const stepsKeep = 14 * 24 * time.Hour

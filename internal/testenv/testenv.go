@@ -40,7 +40,7 @@ type Cluster struct {
 }
 
 var (
-	// mainRan 說 Main 已經接手這個測試套件：Plain 與 Realistic 啟動的叢集，Main 在測試結束時會停掉。
+	// mainRan 表示 Main 已經接手這個測試套件：Plain 與 Realistic 啟動的叢集，Main 在測試結束時會停掉。
 	// mainRan says Main has taken over the test package: Main stops the clusters Plain and Realistic start once the
 	// tests end.
 	mainRan       bool
@@ -135,8 +135,8 @@ func stopAll() error {
 	return errors.Join(errs...)
 }
 
-// Plain 回傳這個測試套件只有 API server 的叢集，第一次呼叫時啟動：用不到它的套件（例如只用擬真叢集的，
-// 或 go test -run 挑出的幾個測試）就不必等它、也不花它的 CPU。沒有經過 Main 就呼叫會讓測試失敗。
+// Plain 回傳這個測試套件只有 API server 的叢集，第一次呼叫時啟動：用不到它的套件（只用擬真叢集的，
+// 或 go test -run 挑出的幾個測試）就不必等它，也不必為它花 CPU。沒有經過 Main 就呼叫會讓測試失敗。
 //
 // Plain returns the package's API-server-only cluster, starting it on the
 // first call: a package that has no use for it (one that uses only the
@@ -158,6 +158,7 @@ func Plain(t testing.TB) *Cluster {
 }
 
 // needMain 在測試套件沒有經過 Main 時讓測試失敗：沒有 Main，叢集就沒有人停。
+//
 // needMain fails the test when the package did not go through Main: without Main nobody stops the clusters.
 func needMain(t testing.TB) {
 	t.Helper()
