@@ -43,15 +43,44 @@ var (
 	// mainRan 表示 Main 已經接手這個測試套件：Plain 與 Realistic 啟動的叢集，Main 在測試結束時會停掉。
 	// mainRan says Main has taken over the test package: Main stops the clusters Plain and Realistic start once the
 	// tests end.
-	mainRan       bool
-	plain         *Cluster
-	plainErr      error
-	plainOnce     sync.Once
-	realistic     *Cluster
-	realisticErr  error
-	realisticOnce sync.Once
-	verbose       = os.Getenv("TESTENV_VERBOSE") != ""
+	mainRan   bool
+	plain     = &lazyCluster{name: "API-server-only cluster"}
+	realistic = &lazyCluster{name: "realistic cluster", realistic: true}
+	verbose   = os.Getenv("TESTENV_VERBOSE") != ""
 )
+
+// lazyCluster 是一個第一次要用時才啟動的叢集；Plain 與 Realistic 各有一個。
+//
+// lazyCluster is a cluster started on first use; Plain and Realistic each
+// have one.
+type lazyCluster struct {
+	name      string
+	realistic bool
+	once      sync.Once
+	cluster   *Cluster
+	err       error
+}
+
+// get 回傳這個叢集，第一次呼叫時啟動；啟動失敗或沒有經過 Main 時讓測試失敗。
+//
+// get returns the cluster, starting it on the first call; it fails the test
+// when the start failed or the package did not go through Main.
+func (l *lazyCluster) get(t testing.TB) *Cluster {
+	t.Helper()
+	if !mainRan {
+		t.Fatal("testenv: no control plane; call testenv.Main(m) from TestMain")
+	}
+	l.once.Do(func() {
+		c, err := startCluster(l.realistic)
+		stopMu.Lock()
+		l.cluster, l.err = c, err
+		stopMu.Unlock()
+	})
+	if l.err != nil {
+		t.Fatalf("testenv: starting the %s: %v", l.name, l.err)
+	}
+	return l.cluster
+}
 
 // Main 包裝 testing.M.Run：跑完測試之後，停掉測試要求過的叢集（只有 API server 的、擬真的）。
 //
@@ -126,8 +155,8 @@ func stopAll() error {
 	stopMu.Lock()
 	defer stopMu.Unlock()
 	var errs []error
-	for _, c := range []*Cluster{realistic, plain} {
-		if c != nil && c.plane != nil {
+	for _, l := range []*lazyCluster{realistic, plain} {
+		if c := l.cluster; c != nil && c.plane != nil {
 			errs = append(errs, c.plane.Stop())
 			c.plane = nil
 		}
@@ -144,27 +173,7 @@ func stopAll() error {
 // it nor spends CPU on it. Calling it without Main fails the test.
 func Plain(t testing.TB) *Cluster {
 	t.Helper()
-	needMain(t)
-	plainOnce.Do(func() {
-		c, err := startCluster(false)
-		stopMu.Lock()
-		plain, plainErr = c, err
-		stopMu.Unlock()
-	})
-	if plainErr != nil {
-		t.Fatalf("testenv: starting the API-server-only cluster: %v", plainErr)
-	}
-	return plain
-}
-
-// needMain 在測試套件沒有經過 Main 時讓測試失敗：沒有 Main，叢集就沒有人停。
-//
-// needMain fails the test when the package did not go through Main: without Main nobody stops the clusters.
-func needMain(t testing.TB) {
-	t.Helper()
-	if !mainRan {
-		t.Fatal("testenv: no control plane; call testenv.Main(m) from TestMain")
-	}
+	return plain.get(t)
 }
 
 // Realistic 回傳這個測試套件的擬真叢集（Pod 會被排程、變成 Running），第一次呼叫時啟動。
@@ -173,17 +182,7 @@ func needMain(t testing.TB) {
 // go Running), starting it on the first call.
 func Realistic(t testing.TB) *Cluster {
 	t.Helper()
-	needMain(t)
-	realisticOnce.Do(func() {
-		c, err := startCluster(true)
-		stopMu.Lock()
-		realistic, realisticErr = c, err
-		stopMu.Unlock()
-	})
-	if realisticErr != nil {
-		t.Fatalf("testenv: starting the realistic cluster: %v", realisticErr)
-	}
-	return realistic
+	return realistic.get(t)
 }
 
 // FullTier 讓一個測試只在 full 組執行：在 go test -short（學習者的 scripts/test.sh，quick 組）底下會被略過，
