@@ -11,6 +11,7 @@ package scripts_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,9 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -69,6 +73,10 @@ func TestClusterOnKind(t *testing.T) {
 		behavesLikeACluster(t, cs, node)
 	})
 
+	t.Run("the addons kubeadm and kind install", func(t *testing.T) {
+		addonsReady(t, cs)
+	})
+
 	t.Run("second cluster-up.sh", func(t *testing.T) {
 		out := l.mustRun("cluster-up.sh")
 		if !strings.Contains(out, "kind cluster '"+name+"' is already up") {
@@ -104,6 +112,59 @@ func TestClusterOnKind(t *testing.T) {
 	if cfg, err := clientcmd.LoadFromFile(l.kubeconfig); err != nil || cfg.Contexts["kind-"+name] != nil || cfg.CurrentContext != "" {
 		t.Errorf("context still in the kubeconfig after cluster-down.sh (%v):\n%s", err, out)
 	}
+}
+
+// addonsReady 等 kubeadm 與 kind 裝的附加元件都 Ready：CoreDNS（它的 readiness probe 問的是 ready 外掛，
+// kubernetes 外掛跟 API server 同步之後才會通過）、kindnetd 與 local-path-provisioner。上游的節點映像檔本來就如此；
+// 從原始碼建的映像檔（scripts/ci/kind-node）自己建置這三個程式，這個測試確認它們真的能用。
+//
+// addonsReady waits for the addons kubeadm and kind install to be Ready:
+// CoreDNS (its readiness probe asks the ready plugin, which passes only once
+// the kubernetes plugin has synced with the API server), kindnetd and
+// local-path-provisioner. The upstream node image has that anyway; the image
+// built from source (scripts/ci/kind-node) builds those three programs itself,
+// and this test shows they work.
+func addonsReady(t *testing.T, cs kubernetes.Interface) {
+	t.Helper()
+	addons := []struct{ namespace, selector string }{
+		{"kube-system", "k8s-app=kube-dns"},
+		{"kube-system", "app=kindnet"},
+		{"local-path-storage", "app=local-path-provisioner"},
+	}
+	for _, a := range addons {
+		var last string
+		err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			pods, err := cs.CoreV1().Pods(a.namespace).List(ctx, metav1.ListOptions{LabelSelector: a.selector})
+			if err != nil {
+				last = err.Error()
+				return false, nil
+			}
+			if len(pods.Items) == 0 {
+				last = "no pods"
+				return false, nil
+			}
+			for _, p := range pods.Items {
+				if !podReady(&p) {
+					last = fmt.Sprintf("pod %s is %s, not Ready", p.Name, p.Status.Phase)
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+		if err != nil {
+			t.Errorf("%s pods in %s not all Ready within 2 minutes: %s", a.selector, a.namespace, last)
+		}
+	}
+}
+
+// podReady 在 Pod 的 Ready condition 為 True 時成立。 / podReady is true when the pod's Ready condition is True.
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // onKind 是一步在 kind 上的 demo 必須依序出現的行（N 代表節點名稱），以及 kubelet 額外的「只有 status 變了」的

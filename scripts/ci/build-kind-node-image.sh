@@ -19,18 +19,21 @@ set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-# 版本：kind v0.33.0 的 images/base/Dockerfile 釘選的，或 Go 模組代理伺服器上有的最接近版本。
+# 版本：kind v0.33.0 的 images/base/Dockerfile 釘選的，或 Go 模組代理伺服器上有的最接近版本。containerd、crictl、
+# CNI 外掛、CoreDNS 與 local-path-provisioner 的版本寫在 scripts/ci/kind-node/go.mod（它們在那裡建置）；
 # Kubernetes、etcd 的版本來自 scripts/controlplane/go.mod；kind 的版本來自 go.mod。
-# Versions: those kind v0.33.0's images/base/Dockerfile pins, or the nearest the Go module proxy serves.
-# Kubernetes and etcd come from scripts/controlplane/go.mod; kind from go.mod.
-CONTAINERD_VERSION=v2.3.4
+# Versions: those kind v0.33.0's images/base/Dockerfile pins, or the nearest the Go module proxy serves. containerd's,
+# crictl's, the CNI plugins', CoreDNS's and local-path-provisioner's are in scripts/ci/kind-node/go.mod (where they are
+# built); Kubernetes and etcd come from scripts/controlplane/go.mod; kind from go.mod.
 RUNC_VERSION=v1.4.3
-CRICTL_VERSION=v1.36.0
-CNI_PLUGINS_VERSION=v1.9.1
+# kind_node_version 印出 scripts/ci/kind-node/go.mod 要的某個模組的版本。 / kind_node_version prints the version scripts/ci/kind-node/go.mod requires of a module.
+kind_node_version() {
+  awk -v module="$1" '$1 == module { print $2; exit }' "${REPO_ROOT}/scripts/ci/kind-node/go.mod"
+}
+CONTAINERD_VERSION="$(kind_node_version github.com/containerd/containerd/v2)"
+CRICTL_VERSION="$(kind_node_version sigs.k8s.io/cri-tools)"
 # kubeadm v1.37.2 要的 CoreDNS；下面會跟 kubeadm 自己列出的映像檔核對。 / The CoreDNS kubeadm v1.37.2 wants; checked below against kubeadm's own image list.
-COREDNS_VERSION=v1.14.6
-# kind 釘選 v0.0.34，模組代理伺服器只有 v0.0.30；同一份 manifest 可用。 / kind pins v0.0.34; the module proxy serves only v0.0.30, and the same manifest works.
-LOCAL_PATH_VERSION=v0.0.30
+COREDNS_VERSION="$(kind_node_version github.com/coredns/coredns)"
 # 上游用 trixie；這裡用 bookworm：它的 systemd 252 還接受 cgroup v1 的主機。 / Upstream uses trixie; bookworm's systemd 252 still accepts a cgroup v1 host.
 DEBIAN_SUITE=bookworm
 
@@ -122,11 +125,15 @@ main() {
     mkdir -p "${NODE_IMAGE_CACHE}"
     trap cleanup EXIT
     WORK="$(mktemp -d "${NODE_IMAGE_CACHE}/work.XXXXXX")"
-    phase "binaries"
+    phase "sources: the Go modules and Debian's packages"
+    download_sources
+    phase "the binaries that are not Kubernetes'"
     build_binaries
-    image_names
     phase "the node's root file system"
     make_rootfs
+    phase "Kubernetes' binaries"
+    kubernetes_binaries
+    image_names
     phase "the images kubeadm and kind ask for"
     component_images
     phase "the base image and the node image"

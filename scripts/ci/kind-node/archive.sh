@@ -1,12 +1,12 @@
 # shellcheck shell=bash
-# archive.sh：不經 Docker daemon 寫出映像檔封存檔，以及組出映像檔根目錄的小工具（建置步驟 5）。
-# archive.sh: image archives written without the Docker daemon, and the helpers that assemble an image's root (build step 5).
+# archive.sh：不經 Docker daemon 寫出映像檔封存檔，以及組出映像檔根目錄的小工具（建置步驟 7）。
+# archive.sh: image archives written without the Docker daemon, and the helpers that assemble an image's root (build step 7).
 # 由 scripts/ci/build-kind-node-image.sh source，使用它的設定與 WORK 目錄；不單獨執行。
 # Sourced by scripts/ci/build-kind-node-image.sh, using its settings and WORK directory; not run on its own.
 
-# 5. 映像檔封存檔：跟 docker save 同樣格式（manifest.json、設定檔、一層 layer.tar），由 tar 與 jq 直接寫出，
+# 7. 映像檔封存檔：跟 docker save 同樣格式（manifest.json、設定檔、一層 layer.tar），由 tar 與 jq 直接寫出，
 #    不經 Docker daemon，所以不會覆寫 daemon 裡同名的映像檔。
-# 5. Image archives, in docker save's format (manifest.json, a config, one layer.tar), written directly with tar and jq,
+# 7. Image archives, in docker save's format (manifest.json, a config, one layer.tar), written directly with tar and jq,
 #    not through the Docker daemon, so nothing of the same name in the daemon is overwritten.
 #    用法 / usage: image_archive <rootfs> <name:tag> <out.tar> <config JSON> [tar options…]
 image_archive() {

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# images.sh：kubeadm 與 kind 要的每個元件映像檔（建置步驟 5）。
-# images.sh: every component image kubeadm and kind ask for (build step 5).
+# images.sh：kubeadm 與 kind 要的每個元件映像檔（建置步驟 7）。
+# images.sh: every component image kubeadm and kind ask for (build step 7).
 # 由 scripts/ci/build-kind-node-image.sh source，使用它的設定與 WORK 目錄；不單獨執行。
 # Sourced by scripts/ci/build-kind-node-image.sh, using its settings and WORK directory; not run on its own.
 

@@ -1,10 +1,10 @@
 # shellcheck shell=bash
-# node.sh：base 映像檔與節點映像檔（建置步驟 6 與 7）。
-# node.sh: the base image and the node image (build steps 6 and 7).
+# node.sh：base 映像檔與節點映像檔（建置步驟 8 與 9）。
+# node.sh: the base image and the node image (build steps 8 and 9).
 # 由 scripts/ci/build-kind-node-image.sh source，使用它的設定與 WORK 目錄；不單獨執行。
 # Sourced by scripts/ci/build-kind-node-image.sh, using its settings and WORK directory; not run on its own.
 
-# 6. base 映像檔：清掉建置時的暫存，封存後 docker load。 / 6. The base image: clear what building left behind, archive it, docker load.
+# 8. base 映像檔：清掉建置時的暫存，封存後 docker load。 / 8. The base image: clear what building left behind, archive it, docker load.
 base_image() {
   local root="${WORK}/rootfs"
   rm -rf "${root}"/var/cache/debconf/* "${root}"/var/lib/apt/lists/* "${root}"/var/log/* "${root}"/tmp/* "${root}"/var/tmp/* \
@@ -20,9 +20,9 @@ base_image() {
   rm -f "${WORK}/base.tar"
 }
 
-# 7. 節點映像檔：照 kind build node-image 的做法（pkg/build/nodeimage/buildcontext.go），但映像檔從本機的封存檔匯入，
+# 9. 節點映像檔：照 kind build node-image 的做法（pkg/build/nodeimage/buildcontext.go），但映像檔從本機的封存檔匯入，
 #    而不是 ctr content fetch（那需要 registry）。
-# 7. The node image: as kind build node-image does it (pkg/build/nodeimage/buildcontext.go), but importing the images
+# 9. The node image: as kind build node-image does it (pkg/build/nodeimage/buildcontext.go), but importing the images
 #    from local archives instead of ctr content fetch (which needs a registry).
 node_image() {
   local image="$1" id b tar

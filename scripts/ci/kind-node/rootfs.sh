@@ -1,13 +1,13 @@
 # shellcheck shell=bash
-# rootfs.sh：節點的作業系統（建置步驟 4）。
-# rootfs.sh: the node's operating system (build step 4).
+# rootfs.sh：節點的作業系統（建置步驟 2 的 debootstrap 與 4）。
+# rootfs.sh: the node's operating system (build step 2's debootstrap, and 4).
 # 由 scripts/ci/build-kind-node-image.sh source，使用它的設定與 WORK 目錄；不單獨執行。
 # Sourced by scripts/ci/build-kind-node-image.sh, using its settings and WORK directory; not run on its own.
 
-# 4. 節點的作業系統：debootstrap 一個 Debian，加上 kind base 映像檔的檔案與設定。 / 4. The node's OS: debootstrap Debian, plus kind's base image files and settings.
-make_rootfs() {
-  local root="${WORK}/rootfs" files
-  files="$(module_dir . sigs.k8s.io/kind)/images/base/files"
+# 2. 原始碼的一部分：debootstrap 一個 Debian 當作節點的作業系統，並套用它的更新。
+# 2. Part of the sources: debootstrap Debian as the node's OS, and apply its updates.
+debootstrap_rootfs() {
+  local root="${WORK}/rootfs"
   with_progress "debootstrapping Debian ${DEBIAN_SUITE}" debootstrap --variant=minbase \
     --include=systemd,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,fuse-overlayfs,e2fsprogs,bash,ca-certificates,curl,jq,procps,socat,ebtables \
     "${DEBIAN_SUITE}" "${root}" "${DEBIAN_MIRROR}"
@@ -19,6 +19,13 @@ EOF
   cp /etc/resolv.conf "${root}/etc/resolv.conf"
   with_progress "applying Debian's updates" chroot "${root}" sh -c \
     'apt-get update && DEBIAN_FRONTEND=noninteractive apt-get upgrade -y && apt-get clean'
+}
+
+# 4. 節點的作業系統，其餘的部分：kind base 映像檔的檔案與設定，以及步驟 3 建好的執行檔。
+# 4. The rest of the node's OS: kind's base image files and settings, and the binaries step 3 built.
+make_rootfs() {
+  local root="${WORK}/rootfs" files
+  files="$(module_dir . sigs.k8s.io/kind)/images/base/files"
 
   # kind 的 Dockerfile：腳本 0755，其餘 0644。 / As kind's Dockerfile does: scripts 0755, everything else 0644.
   mkdir -p "${root}/kind/bin" "${root}/LICENSES" "${root}/etc/containerd" "${root}/etc/default" "${root}/etc/sysctl.d" \
