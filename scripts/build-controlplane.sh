@@ -86,10 +86,25 @@ main() {
     return
   fi
   [[ -z "${INFORMER_LAB_BIN_DIR:-}" ]] || die "INFORMER_LAB_BIN_DIR=${dir} lacks a working one of: ${BINARIES[*]}"
+  mkdir -p "$(dirname "${dir}")"
+  # 有 flock（Linux）時，同時只有一個建置：test.sh 在背景建 kind 節點映像檔時也會呼叫這裡。等到的那一個再看一次，
+  # 通常就不必建了。鎖在這個行程結束時放開。
+  # Where flock exists (Linux), one build at a time: test.sh's background build of the kind node image calls this too.
+  # The one that waited looks again, and usually has nothing left to build. The lock is released when this process ends.
+  if command -v flock >/dev/null 2>&1; then
+    exec 9>"${dir}.lock"
+    if ! flock -n 9; then
+      log "another build of the control plane for ${platform} is running; waiting for it"
+      flock 9
+      if "${works}" "${dir}" "${platform}"; then
+        log "control plane for ${platform} built by that run, in ${dir}"
+        return
+      fi
+    fi
+  fi
 
   log "building the local control plane for ${platform} into ${dir}"
-  log "the first build takes about 11 minutes on 2 cores (measured 11m04s on a 2-core VM); later runs reuse it"
-  mkdir -p "$(dirname "${dir}")"
+  log "the first build takes 7 to 13 minutes on 2 cores (see the README); later runs reuse it"
   # 先建到暫存目錄，全部成功才搬過去，中斷的建置不會留下半套。
   # Build into a temporary directory and move it into place only when all succeeded, so an interrupted build leaves no half set.
   trap cleanup EXIT

@@ -166,7 +166,10 @@ run_static_checks() {
   # The docs' screenshot program compiles only under the screenshots build tag (scripts/ci/screenshots.sh).
   go vet -tags screenshots ./internal/liveview
   go tool staticcheck -tags screenshots ./internal/liveview
-  (cd scripts/ci/kind-node && go vet ./...)
+  # 跟建置節點映像檔時同樣的設定（不用 cgo、-trimpath），vet 編譯的相依就是映像檔要用、建置快取可以共用的那些。
+  # The same settings as the node image's build (no cgo, -trimpath), so the dependencies vet compiles are the ones the
+  # image uses, shared through the build cache.
+  (cd scripts/ci/kind-node && CGO_ENABLED=0 go vet -trimpath ./...)
   phase "shellcheck and shfmt"
   local shell_files=(scripts/*.sh scripts/ci/*.sh scripts/ci/kind-node/*.sh .ci/run scripts/ci/docker/runc-capbnd-wrapper
     scripts/ci/kind-node/iptables-wrapper)
@@ -273,12 +276,15 @@ main() {
   ensure_tools
   # 先確認 kind 的測試能跑，免得幾分鐘之後才失敗。 / Make sure the kind tests can run first, rather than fail minutes later.
   [[ "${TEST_KIND}" == no ]] || ensure_docker
-  phase "building (or reusing) the local control plane"
-  "${REPO_ROOT}/scripts/build-controlplane.sh"
+  # 節點映像檔從一開始就在背景準備：要從原始碼建置時，它先下載（網路），那時前景正在編譯（CPU）。
+  # The node image is readied in the background from the start: when it is built from source, it downloads first
+  # (network) while the foreground compiles (CPU).
   if [[ "${TEST_KIND}" == yes ]]; then
     phase "readying the kind tests' node image in the background, at the lowest priority (its output comes before the kind tests)"
     start_node_image
   fi
+  phase "building (or reusing) the local control plane"
+  "${REPO_ROOT}/scripts/build-controlplane.sh"
   phase "static checks"
   static_checks
   # quick 組：go test -short 略過只屬於 full 組的測試（testenv.FullTier 說是哪些、為什麼）。
