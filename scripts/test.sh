@@ -42,6 +42,10 @@ STARTED_DOCKER=""
 # holding its output and the image's name.
 NODE_IMAGE_JOB=""
 NODE_IMAGE_DIR=""
+# 在背景跑的 kind 測試：PID（也是它的 process group）與放它輸出的檔案。
+# The kind tests running in the background: their PID (also their process group) and the file holding their output.
+KIND_TESTS_JOB=""
+KIND_TESTS_LOG=""
 
 STARTED=${SECONDS}
 
@@ -178,6 +182,12 @@ run_static_checks() {
 }
 
 cleanup() {
+  # kind 測試還在背景跑（例如別的測試失敗了）：整組停掉。 / The kind tests still running in the background (another test failed, say): stop the whole group.
+  if [[ -n "${KIND_TESTS_JOB}" ]] && kill -0 "${KIND_TESTS_JOB}" 2>/dev/null; then
+    kill -TERM -- -"${KIND_TESTS_JOB}" 2>/dev/null || true
+    wait "${KIND_TESTS_JOB}" 2>/dev/null || true
+  fi
+  [[ -z "${KIND_TESTS_LOG}" ]] || rm -f "${KIND_TESTS_LOG}"
   # 還在背景建節點映像檔（例如測試失敗了）：整組停掉，建置腳本自己的 EXIT trap 會清掉它的工作目錄與 container。
   # The node image is still being readied in the background (a test failed, say): stop its whole group; the build
   # script's own EXIT trap removes its work directory and container.
@@ -246,6 +256,10 @@ start_node_image() {
   NODE_IMAGE_DIR="$(mktemp -d)"
   set -m
   (
+    # done 在工作結束時出現，不論成敗：已結束但還沒被 wait 的行程，kill -0 仍然找得到。
+    # done appears when the job ends, whether it failed or not: kill -0 still finds a process that ended but was not
+    # waited for.
+    trap 'touch "${NODE_IMAGE_DIR}/done"' EXIT
     kind_node_image
     printf '%s\n' "${KIND_NODE_IMAGE}" >"${NODE_IMAGE_DIR}/name"
   ) </dev/null >"${NODE_IMAGE_DIR}/log" 2>&1 &
@@ -263,6 +277,30 @@ wait_node_image() {
   sed 's/^/  | /' "${NODE_IMAGE_DIR}/log" >&2
   ((status == 0)) || die "readying the kind node image failed (its output is above)"
   KIND_NODE_IMAGE="$(cat "${NODE_IMAGE_DIR}/name")"
+}
+
+# kind_tests 執行 kind 的測試（它們自己建立並刪除叢集）。 / kind_tests runs the kind tests (they create and delete their cluster themselves).
+kind_tests() {
+  # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
+  (cd "${REPO_ROOT}" && INFORMER_LAB_KIND_NODE_IMAGE="${KIND_NODE_IMAGE}" go test -count=1 -tags kind -run 'OnKind' ${GO_TEST_FLAGS} ./scripts)
+}
+
+# start_kind_tests_if_ready 在節點映像檔已經準備好時，把 kind 的測試放到背景開始跑，跟之後的階段同時進行：
+# 它們大多在等 kind 的叢集，留下的 CPU 給其餘的測試與工作坊離線包。只在 full 組的 race 測試之後呼叫，
+# 那時之後的階段大多也在等待。輸出寫進檔案，最後才印出來。
+# start_kind_tests_if_ready starts the kind tests in the background once the node image is ready, beside the phases
+# that follow: they mostly wait on kind's cluster, and leave the CPU to the other tests and the workshop bundle. It is
+# called only after the full tier's race tests, when most of what follows waits too. Their output goes to a file, printed
+# at the end.
+start_kind_tests_if_ready() {
+  [[ "${TEST_KIND}" == yes && -z "${KIND_TESTS_JOB}" && -f "${NODE_IMAGE_DIR}/done" ]] || return 0
+  wait_node_image
+  phase "the node image is ready: the kind tests start now, beside what follows (${KIND_NODE_IMAGE}; their output comes at the end)"
+  KIND_TESTS_LOG="$(mktemp)"
+  set -m
+  kind_tests </dev/null >"${KIND_TESTS_LOG}" 2>&1 &
+  KIND_TESTS_JOB=$!
+  set +m
 }
 
 main() {
@@ -303,6 +341,7 @@ main() {
     phase "go test -race${short:+ ${short}}: internal, docs and every step, against a real kube-apiserver"
     # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
     (cd "${REPO_ROOT}" && go test -count=1 -race ${short} ${GO_TEST_FLAGS} ./internal/... ./docs ./step0*/)
+    start_kind_tests_if_ready
     phase "go test${short:+ ${short}}: the rest ($(echo "${plain}" | sed 's|.*/informer-walkthrough/||' | tr '\n' ' '))"
     # shellcheck disable=SC2086 # 都是要拆開的清單。 / All are lists to split.
     (cd "${REPO_ROOT}" && go test -count=1 ${short} ${GO_TEST_FLAGS} ${plain})
@@ -327,6 +366,7 @@ main() {
   if [[ "${TIER}" == full ]]; then
     phase "the heap benchmarks of steps 05 and 06, one round"
     (cd "${REPO_ROOT}" && go test -count=1 -run '^$' -bench CachedPodHeap -benchtime 1x ./step05-shared-informer ./step06-custom-resource)
+    start_kind_tests_if_ready
   fi
   if [[ "${TEST_BUNDLE}" == yes ]]; then
     phase "the workshop bundle for $(host_platform): built, then unpacked in a fresh home with GOPROXY=off and no network, up to step 01's first event"
@@ -336,11 +376,19 @@ main() {
     phase "all checks passed, except the kind tests: TEST_KIND=no left them out"
     return
   fi
-  phase "the kind tests: waiting for the node image readied in the background"
-  wait_node_image
-  phase "the walkthrough and the steps on a kind cluster (${KIND_NODE_IMAGE})"
-  # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
-  (cd "${REPO_ROOT}" && INFORMER_LAB_KIND_NODE_IMAGE="${KIND_NODE_IMAGE}" go test -count=1 -tags kind -run 'OnKind' ${GO_TEST_FLAGS} ./scripts)
+  if [[ -n "${KIND_TESTS_JOB}" ]]; then
+    phase "the walkthrough and the steps on a kind cluster: waiting for the kind tests started earlier; their output:"
+    local status=0
+    wait "${KIND_TESTS_JOB}" || status=$?
+    KIND_TESTS_JOB=""
+    cat "${KIND_TESTS_LOG}"
+    ((status == 0)) || die "the kind tests failed (their output is above)"
+  else
+    phase "the kind tests: waiting for the node image readied in the background"
+    wait_node_image
+    phase "the walkthrough and the steps on a kind cluster (${KIND_NODE_IMAGE})"
+    kind_tests
+  fi
   phase "all checks passed"
 }
 
