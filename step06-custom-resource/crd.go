@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	watchtools "k8s.io/client-go/tools/watch"
 	"sigs.k8s.io/yaml"
@@ -152,4 +154,59 @@ func shapeDiff(want, got *apiextensionsv1.CustomResourceDefinition) string {
 		return ""
 	}
 	return "no version v1alpha1"
+}
+
+// servedBackoff 是第一次寫入重試的間隔：50 ms 起，每次加倍，共 8 次（最多等約 6 秒）。
+//
+// servedBackoff spaces the first write's tries: from 50 ms, doubling, 8
+// tries in all (about 6 s of waiting at most).
+var servedBackoff = wait.Backoff{Duration: 50 * time.Millisecond, Factor: 2, Steps: 8}
+
+// createWhenServed 執行第一次寫入；API server 還沒開始提供這個資源時（404），依 backoff 的間隔再試。Established 只寫一次，
+// 但每個 API server 是在自己的 CRD informer 跟上之後，才開始提供自訂資源：處理請求時，它查的是自己的 lister
+// （https://github.com/kubernetes/apiextensions-apiserver/blob/v0.37.2/pkg/apiserver/customresource_handler.go
+// 的 ServeHTTP），而 Established 可能是另一個 API server 寫的，或是經由這個 API server 的 watch 先送到了我們這裡。
+// 平常這段空檔短到看不見；機器很忙時，我們的 POST 可能剛好落在裡面。只有在那時才多送請求，
+// 所以即時頁面的計數平常不變。namespace 不存在的 404 不重試：那不會自己好。
+//
+// createWhenServed runs the first write, and tries again after backoff's
+// intervals while the API server does not serve the resource yet (a 404).
+// Established is written once, but each API server serves a custom
+// resource only when its own CRD informer has caught up: a request is
+// looked up in that server's lister (ServeHTTP in
+// https://github.com/kubernetes/apiextensions-apiserver/blob/v0.37.2/pkg/apiserver/customresource_handler.go),
+// and Established may have been written by another API server, or reached
+// us through this one's watch first. Usually the gap is too short to see;
+// on a busy machine our POST can land in it. Only then are more requests
+// sent, so the live page's counts stay the same. A 404 for a namespace
+// that does not exist is not retried: it will not mend itself.
+func createWhenServed(ctx context.Context, backoff wait.Backoff, create func() error) error {
+	var last error
+	err := wait.ExponentialBackoffWithContext(ctx, backoff, func(context.Context) (bool, error) {
+		last = create()
+		if notServedYet(last) {
+			return false, nil
+		}
+		return true, last
+	})
+	if wait.Interrupted(err) && ctx.Err() == nil {
+		return last
+	}
+	return err
+}
+
+// notServedYet 分辨「API server 還不提供這個資源」的 404 與「namespace 不存在」的 404。
+//
+// notServedYet tells a 404 for a resource the API server does not serve
+// yet from a 404 for a namespace that does not exist.
+func notServedYet(err error) bool {
+	if !apierrors.IsNotFound(err) {
+		return false
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return true
+	}
+	details := status.Status().Details
+	return details == nil || details.Kind != "namespaces"
 }

@@ -132,7 +132,10 @@ func ensureDemoTally(ctx context.Context, client versioned.Interface, namespace 
 		ObjectMeta: metav1.ObjectMeta{Name: "app-demo", Namespace: namespace},
 		Spec:       labv1alpha1.PodTallySpec{Selector: "app=demo"},
 	}
-	_, err := client.LabV1alpha1().PodTallies(namespace).Create(ctx, t, metav1.CreateOptions{})
+	err := createWhenServed(ctx, servedBackoff, func() error {
+		_, err := client.LabV1alpha1().PodTallies(namespace).Create(ctx, t, metav1.CreateOptions{})
+		return err
+	})
 	if apierrors.IsForbidden(err) {
 		if _, getErr := client.LabV1alpha1().PodTallies(namespace).Get(ctx, t.Name, metav1.GetOptions{}); getErr == nil {
 			err = apierrors.NewAlreadyExists(labv1alpha1.Resource("podtallies"), t.Name)
