@@ -286,12 +286,12 @@ kind_tests() {
 }
 
 # start_kind_tests_if_ready 在節點映像檔已經準備好時，把 kind 的測試放到背景開始跑，跟之後的階段同時進行：
-# 它們大多在等 kind 的叢集，留下的 CPU 給其餘的測試與工作坊離線包。只在 full 組的 race 測試之後呼叫，
+# 它們大多在等 kind 的叢集，留下的 CPU 給其餘的測試與工作坊離線包。只在 full 組的 race 測試之後、heap 基準測試之後呼叫，
 # 那時之後的階段大多也在等待。輸出寫進檔案，最後才印出來。
 # start_kind_tests_if_ready starts the kind tests in the background once the node image is ready, beside the phases
 # that follow: they mostly wait on kind's cluster, and leave the CPU to the other tests and the workshop bundle. It is
-# called only after the full tier's race tests, when most of what follows waits too. Their output goes to a file, printed
-# at the end.
+# called only after the full tier's race tests and after its heap benchmarks, when most of what follows waits too. Their
+# output goes to a file, printed at the end.
 start_kind_tests_if_ready() {
   [[ "${TEST_KIND}" == yes && -z "${KIND_TESTS_JOB}" && -f "${NODE_IMAGE_DIR}/done" ]] || return 0
   wait_node_image
@@ -318,7 +318,7 @@ main() {
   # The node image is readied in the background from the start: when it is built from source, it downloads first
   # (network) while the foreground compiles (CPU).
   if [[ "${TEST_KIND}" == yes ]]; then
-    phase "readying the kind tests' node image in the background, at the lowest priority (its output comes before the kind tests)"
+    phase "readying the kind tests' node image in the background, at the lowest priority (its output comes when the kind tests start)"
     start_node_image
   fi
   phase "building (or reusing) the local control plane"
