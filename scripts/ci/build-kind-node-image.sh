@@ -10,11 +10,13 @@
 #   scripts/ci/build-kind-node-image.sh                build, or reuse a cached one; the last line is the image name
 #   scripts/ci/build-kind-node-image.sh --print-name   print the image name this checkout builds, and exit
 #
-# 需要一個有回應的 Docker daemon；建置本身還需要 root（debootstrap 與 chroot）。第一次約 15 分鐘（2 核心），
-# 之後從每個使用者的快取載入（幾秒）。內容與上游映像檔的差別見 scripts/ci/kind-node/README.md。
-# Needs a Docker daemon that answers; building also needs root (debootstrap and chroot). The first build takes
-# about 15 minutes on 2 cores; later runs load it from the per-user cache in seconds. How it differs from the
-# upstream image: scripts/ci/kind-node/README.md.
+# 需要一個有回應的 Docker daemon；建置本身還需要 root（debootstrap 與 chroot）。第一次在 2 核心上要 5 到 15 分鐘
+# （scripts/test.sh 跑過之後較快：它的靜態檢查已經編譯了要用的套件），之後從每個使用者的快取載入（半分鐘內）。
+# 時間與內容（跟上游映像檔的差別）見 scripts/ci/kind-node/README.md。
+# Needs a Docker daemon that answers; building also needs root (debootstrap and chroot). The first build takes 5 to
+# 15 minutes on 2 cores (less after scripts/test.sh has run: its static checks compiled the packages it needs); later
+# runs load it from the per-user cache in under half a minute. Its times, and how it differs from the upstream image:
+# scripts/ci/kind-node/README.md.
 set -o errexit -o nounset -o pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -121,7 +123,7 @@ main() {
     log "loaded in $(seconds_since "${STARTED}")"
   else
     ensure_build_tools
-    log "building ${image}; the first build takes about 15 minutes on 2 cores, later runs reuse it"
+    log "building ${image}; the first build takes 5 to 15 minutes on 2 cores (see scripts/ci/kind-node/README.md), later runs reuse it"
     mkdir -p "${NODE_IMAGE_CACHE}"
     trap cleanup EXIT
     WORK="$(mktemp -d "${NODE_IMAGE_CACHE}/work.XXXXXX")"
