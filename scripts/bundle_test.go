@@ -106,13 +106,22 @@ func TestWorkshopBundleCheckCatchesTheWrongPlatform(t *testing.T) {
 		if out, err := exec.Command("tar", "-czf", archive, "-C", dir, "informer-walkthrough").CombinedOutput(); err != nil {
 			t.Fatalf("tar: %v\n%s", err, out)
 		}
-		out, err := exec.Command("bash", "workshop-bundle.sh", "check", archive).CombinedOutput()
+		// 自己的 TMPDIR：check 結束之後（通過或以 die 結束）那裡必須是空的。
+		// A TMPDIR of its own: once check ends (passing, or in die) it must be empty.
+		tmp := t.TempDir()
+		cmd := exec.Command("bash", "workshop-bundle.sh", "check", archive)
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+		out, err := cmd.CombinedOutput()
+		code := 0
 		if exitErr, ok := err.(*exec.ExitError); ok {
-			return exitErr.ExitCode(), string(out)
+			code = exitErr.ExitCode()
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		return 0, string(out)
+		if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
+			t.Errorf("check for %s (exit %d) left %d entries in TMPDIR (%v)", platform, code, len(left), err)
+		}
+		return code, string(out)
 	}
 	code, out := check("darwin/arm64")
 	if code != 1 || !strings.Contains(out, "not built for darwin/arm64: .workshop/controlplane/etcd ") || !strings.Contains(out, "bin/step01-listwatcher") {

@@ -27,11 +27,15 @@ CONTROLPLANE=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
 
 # 暫存目錄；結束時刪掉。 / The temporary directory; removed at exit.
 WORK=""
+# check 解開執行檔的暫存目錄；結束時也刪掉，包括 check 以 die 結束的時候。
+# The temporary directory check unpacks binaries into; removed at exit too, including when check ends in die.
+CHECK_DIR=""
 # yes：打包工作目錄現在的樣子（build --worktree）。 / yes: pack the working tree as it is (build --worktree).
 WORKTREE=""
 
 cleanup() {
   [[ -z "${WORK}" ]] || remove_tree "${WORK}"
+  [[ -z "${CHECK_DIR}" ]] || rm -rf "${CHECK_DIR}"
 }
 
 # steps 列出每個步驟的目錄名稱（step01-listwatcher …）。 / steps lists every step's directory name (step01-listwatcher …).
@@ -174,10 +178,12 @@ check() {
   local archive="$1" list platform name want=() missing=() wrong=()
   [[ -f "${archive}" ]] || die "no such archive: ${archive}"
   list="$(tar -tzf "${archive}")" || die "${archive} is not a readable .tar.gz"
-  local dir
-  dir="$(mktemp -d)"
-  # shellcheck disable=SC2064 # 現在就展開目錄名稱。 / Expand the directory name now.
-  trap "rm -rf '${dir}'" RETURN
+  # 不用 RETURN trap：die 直接結束行程，RETURN trap 不會執行，解開的執行檔（約 27 MB）就留在 TMPDIR 裡。
+  # Not a RETURN trap: die ends the process, the RETURN trap never runs, and the unpacked binaries (about 27 MB) would
+  # stay in TMPDIR.
+  trap cleanup EXIT
+  CHECK_DIR="$(mktemp -d)"
+  local dir="${CHECK_DIR}"
   tar -xzf "${archive}" -C "${dir}" informer-walkthrough/.workshop/manifest
   platform="$(sed -n 's/^platform=//p' "${dir}/informer-walkthrough/.workshop/manifest")"
   for name in "${CONTROLPLANE[@]}"; do want+=(".workshop/controlplane/${name}"); done
@@ -198,6 +204,8 @@ check() {
   done
   ((${#wrong[@]} == 0)) || die "${archive}: not built for ${platform}: ${wrong[*]}"
   log "${archive}: ${platform}, $(grep -c . <<<"${list}") files, $(du -h "${archive}" | cut -f 1); all ${#want[@]} binaries are built for ${platform}"
+  rm -rf "${CHECK_DIR}"
+  CHECK_DIR=""
 }
 
 # install 在解開的離線包裡執行：把控制平面、小程式與模組放進腳本本來就用的快取，頁面放到 pages/。
