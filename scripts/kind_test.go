@@ -23,7 +23,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -133,27 +132,24 @@ func addonsReady(t *testing.T, cs kubernetes.Interface) {
 	}
 	for _, a := range addons {
 		var last string
-		err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-			pods, err := cs.CoreV1().Pods(a.namespace).List(ctx, metav1.ListOptions{LabelSelector: a.selector})
-			if err != nil {
+		testenv.PollWithin(t, 2*time.Minute, 200*time.Millisecond, a.selector+" pods in "+a.namespace+" to be Ready; last seen:", func() bool {
+			pods, err := cs.CoreV1().Pods(a.namespace).List(t.Context(), metav1.ListOptions{LabelSelector: a.selector})
+			switch {
+			case err != nil:
 				last = err.Error()
-				return false, nil
-			}
-			if len(pods.Items) == 0 {
+				return false
+			case len(pods.Items) == 0:
 				last = "no pods"
-				return false, nil
+				return false
 			}
 			for _, p := range pods.Items {
 				if !podReady(&p) {
 					last = fmt.Sprintf("pod %s is %s, not Ready", p.Name, p.Status.Phase)
-					return false, nil
+					return false
 				}
 			}
-			return true, nil
-		})
-		if err != nil {
-			t.Errorf("%s pods in %s not all Ready within 2 minutes: %s", a.selector, a.namespace, last)
-		}
+			return true
+		}, testenv.Describe(func() string { return last }))
 	}
 }
 

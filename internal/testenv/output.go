@@ -27,16 +27,27 @@ const WaitTimeout = 30 * time.Second
 // none sleeps.
 func Poll(t testing.TB, what string, cond func() bool, show ...fmt.Stringer) {
 	t.Helper()
-	deadline := time.Now().Add(WaitTimeout)
+	PollWithin(t, WaitTimeout, 10*time.Millisecond, what, cond, show...)
+}
+
+// PollWithin 是有自己的時限與間隔的 Poll，給等整個叢集的事（例如附加元件啟動）用：那比 WaitTimeout 久，
+// 也不必每 10 毫秒問一次 API server。
+//
+// PollWithin is Poll with a limit and an interval of its own, for waits on
+// a whole cluster (its addons starting, say): they take longer than
+// WaitTimeout, and need not ask the API server every 10 ms.
+func PollWithin(t testing.TB, within, every time.Duration, what string, cond func() bool, show ...fmt.Stringer) {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	for !cond() {
 		if time.Now().After(deadline) {
 			var b strings.Builder
 			for _, s := range show {
 				b.WriteString("\n" + s.String())
 			}
-			t.Fatalf("waited %s for %s%s", WaitTimeout, what, b.String())
+			t.Fatalf("waited %s for %s%s", within, what, b.String())
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(every)
 	}
 }
 

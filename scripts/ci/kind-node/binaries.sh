@@ -66,8 +66,8 @@ file_is_static() {
 #    Downloading first leaves only CPU work for the builds; when test.sh builds in the background, the downloads overlap
 #    the compiling in the foreground.
 download_sources() {
-  with_progress "downloading the Go modules" sh -c \
-    "cd '${REPO_ROOT}/scripts/ci/kind-node' && go mod download && go mod download github.com/opencontainers/runc@${RUNC_VERSION}"
+  with_progress "downloading the Go modules" in_dir "${REPO_ROOT}/scripts/ci/kind-node" sh -c \
+    "go mod download && go mod download github.com/opencontainers/runc@${RUNC_VERSION}"
   debootstrap_rootfs
 }
 
