@@ -116,7 +116,9 @@ main() {
   # 兩個一起建：共用的套件只編譯一次。 / Built together, so the packages they share compile once.
   build_one controlplane "${BUILD_TMP}/" "kube-controller-manager and kube-scheduler" "${stamp}" \
     k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler
-  # kwok 有自己的模組（它要 client-go v0.36），見 scripts/kwok/go.mod。 / kwok has a module of its own (it needs client-go v0.36); see scripts/kwok/go.mod.
+  # kwok 有自己的模組，相依版本跟控制平面的一樣，共用的套件不必再編譯，見 scripts/kwok/go.mod。
+  # kwok has a module of its own, with the control plane's dependency versions, so the packages they share need no
+  # second compile; see scripts/kwok/go.mod.
   build_one kwok "${BUILD_TMP}/kwok" kwok "" sigs.k8s.io/kwok/cmd/kwok
   "${works}" "${BUILD_TMP}" "${platform}" || die "the binaries just built do not run, or are not for ${platform} (see above)"
   touch "${BUILD_TMP}/.built"

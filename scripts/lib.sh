@@ -41,15 +41,20 @@ die() {
   exit 1
 }
 
-# controlplane_key 由兩個建置模組的 go.mod 算出快取 key；internal/controlplane.CacheKey 用同一規則。
-# controlplane_key derives the cache key from the two build modules' go.mod files; internal/controlplane.CacheKey uses the same rule.
+# controlplane_key 由兩個建置模組算出快取 key：go.mod 裡的版本，加上兩個 go.sum 的雜湊（相依換了版本，也換一個快取目錄）；
+# internal/controlplane.CacheKey 用同一規則。
+# controlplane_key derives the cache key from the two build modules: the versions in their go.mod files and a hash of
+# their go.sum files (so a change of any dependency gets a fresh cache directory too); internal/controlplane.CacheKey
+# uses the same rule.
 controlplane_key() {
-  local gomod="${REPO_ROOT}/scripts/controlplane/go.mod" kwokmod="${REPO_ROOT}/scripts/kwok/go.mod" kube etcd kwok
+  local gomod="${REPO_ROOT}/scripts/controlplane/go.mod" kwokmod="${REPO_ROOT}/scripts/kwok/go.mod" kube etcd kwok sums
   kube="$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2; exit }' "${gomod}")"
   etcd="$(awk '$1 == "go.etcd.io/etcd/server/v3" && $2 ~ /^v/ { print $2; exit }' "${gomod}")"
   kwok="$(awk '$1 == "sigs.k8s.io/kwok" && $2 ~ /^v/ { print $2; exit }' "${kwokmod}")"
   [[ -n "${kube}" && -n "${etcd}" && -n "${kwok}" ]] || die "cannot read versions from ${gomod} and ${kwokmod}"
-  printf 'kubernetes-%s_etcd-%s_kwok-%s\n' "${kube}" "${etcd}" "${kwok}"
+  sums="$(cat "${REPO_ROOT}/scripts/controlplane/go.sum" "${REPO_ROOT}/scripts/kwok/go.sum" | sha256_of)" ||
+    die "cannot read the go.sum files beside ${gomod} and ${kwokmod}"
+  printf 'kubernetes-%s_etcd-%s_kwok-%s_%s\n' "${kube}" "${etcd}" "${kwok}" "${sums:0:12}"
 }
 
 # kube_version 印出建置模組釘選的 Kubernetes 版本，例如 v1.37.2。 / kube_version prints the Kubernetes version the build module pins, such as v1.37.2.

@@ -12,6 +12,8 @@ package controlplane
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -22,6 +24,7 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -76,12 +79,13 @@ var (
 	kwokVersionRE = regexp.MustCompile(`(?m)^\s*sigs\.k8s\.io/kwok\s+(v\S+)`)
 )
 
-// CacheKey 由兩個建置模組的 go.mod 算出快取 key，改版本就自動換一個快取目錄；
-// scripts/lib.sh 用同一個規則。
+// CacheKey 由兩個建置模組算出快取 key：go.mod 裡的版本，加上兩個 go.sum 的雜湊，所以改版本、
+// 或任何一個相依換了版本，都自動換一個快取目錄；scripts/lib.sh 用同一個規則。
 //
-// CacheKey derives the cache key from the two build modules' go.mod files,
-// so a version bump gets a fresh cache directory; scripts/lib.sh uses the
-// same rule.
+// CacheKey derives the cache key from the two build modules: the versions in
+// their go.mod files and a hash of their go.sum files, so a version bump, or
+// a change of any dependency, gets a fresh cache directory; scripts/lib.sh
+// uses the same rule.
 func CacheKey() (string, error) {
 	gomod := filepath.Join(repoRoot(), "scripts", "controlplane", "go.mod")
 	data, err := os.ReadFile(gomod)
@@ -101,7 +105,15 @@ func CacheKey() (string, error) {
 	if w == nil {
 		return "", fmt.Errorf("%s: cannot find the kwok version", kwokmod)
 	}
-	return fmt.Sprintf("kubernetes-%s_etcd-%s_kwok-%s", k[1], e[1], w[1]), nil
+	sums := sha256.New()
+	for _, mod := range []string{gomod, kwokmod} {
+		data, err := os.ReadFile(strings.TrimSuffix(mod, ".mod") + ".sum")
+		if err != nil {
+			return "", err
+		}
+		sums.Write(data)
+	}
+	return fmt.Sprintf("kubernetes-%s_etcd-%s_kwok-%s_%s", k[1], e[1], w[1], hex.EncodeToString(sums.Sum(nil))[:12]), nil
 }
 
 // BinDir 回傳 etcd 與 kube-apiserver 所在的目錄：先看 BinDirEnv，
