@@ -250,7 +250,8 @@ var (
 // （GOPROXY=file://$GOMODCACHE/cache/download，離線也能跑、比較快）；這些模組進入快取時
 // 已經驗證過 checksum，所以關掉 GOSUMDB，不再連線查詢。cache 為 false 時用環境原本的
 // GOPROXY 與 GOSUMDB，也就是學習者會用的網路設定。兩者都是 -mod=readonly，跟學習者的
-// 預設一樣，所以少了 go mod tidy 時 go build 會照頁面說的那樣失敗。
+// 預設一樣，所以少了 go mod tidy 時 go build 會照頁面說的那樣失敗。GOFLAGS 與 CGO_ENABLED 也回到 Go 的預設
+// （scripts/test.sh 的 full 組設了 -trimpath 與 CGO_ENABLED=0）：學習者的建置跟控制平面的共用編譯好的套件，這裡也一樣。
 //
 // goEnv is the environment for the page's commands. With cache true,
 // modules come only from the local module cache
@@ -259,14 +260,17 @@ var (
 // nothing is looked up online. With cache false it keeps the environment's
 // GOPROXY and GOSUMDB, the network settings a learner has. Both use
 // -mod=readonly, a learner's default, so that without go mod tidy go build
-// fails as the page says.
+// fails as the page says. GOFLAGS and CGO_ENABLED go back to Go's defaults
+// too (the full tier of scripts/test.sh sets -trimpath and CGO_ENABLED=0): a
+// learner's builds share compiled packages with the control plane's, and so
+// do these.
 func goEnv(t *testing.T, cache bool) []string {
 	t.Helper()
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "GOFLAGS", "GOWORK", "KUBECONFIG":
+		case "GOFLAGS", "GOWORK", "KUBECONFIG", "CGO_ENABLED":
 			continue
 		case "GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOPROXY", "GOPRIVATE":
 			if cache {

@@ -61,16 +61,34 @@ const BuildHint = "scripts/build-controlplane.sh"
 const RepoRootEnv = "INFORMER_LAB_REPO_ROOT"
 
 // repoRoot 回傳環境變數 RepoRootEnv 的值；沒有設定時從這個原始檔的位置往上找出 repo 根目錄（測試與工具都在 repo 內建置）。
+// 以 -trimpath 建置時（scripts/test.sh 的 full 組就是），原始檔的名字只剩匯入路徑，改從工作目錄往上找：
+// go test 把它設成套件的目錄。
 //
 // repoRoot is RepoRootEnv or, when that is unset, the repository root found
 // from this source file's location (tests and tools are built inside the
-// repository).
+// repository). Built with -trimpath (as the full tier of scripts/test.sh
+// builds), the file's name is only its import path, so the root is looked
+// for upwards from the working directory instead, which go test sets to the
+// package's directory.
 func repoRoot() string {
 	if dir := os.Getenv(RepoRootEnv); dir != "" {
 		return dir
 	}
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	}
+	dir, err := os.Getwd()
+	for err == nil {
+		if _, err := os.Stat(filepath.Join(dir, "scripts", "controlplane", "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "."
 }
 
 var (
