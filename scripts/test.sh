@@ -345,7 +345,7 @@ main() {
   phase "building (or reusing) the local control plane"
   "${REPO_ROOT}/scripts/build-controlplane.sh"
   # full 組從這裡起像工作坊離線包那樣建置：不用 cgo、-trimpath。靜態檢查、測試與離線包因此共用同一份編譯結果，
-  # 離線包不必再把每個相依編譯一次（冷的時候約 4 CPU 分鐘）。race detector 要 cgo，那一組自己打開它。
+  # 離線包不必再把每個相依編譯一次（冷的時候約 4 CPU 分鐘）。race detector 要 cgo，那一組另外設定 CGO_ENABLED=1。
   # 控制平面（上面）與學習者的 go run 維持 Go 的預設，quick 組也是：學習者的建置跟它共用。
   # From here on the full tier builds as the workshop bundle does: without cgo, with -trimpath. So the static checks, the
   # tests and the bundle share one set of compiled packages, and the bundle need not compile every dependency again
