@@ -538,11 +538,12 @@ func TestTestScriptBadSettings(t *testing.T) {
 	}
 }
 
-// 情境：節點映像檔與 CI daemon 的兩個腳本遇到錯誤的輸入時，各自只印出一行說明並以非零結束碼結束，
+// 情境：節點映像檔、CI daemon 與冷編譯量測的腳本遇到錯誤的輸入時，各自只印出一行說明並以非零結束碼結束，
 // 而且什麼都沒做；--print-name 印出的名稱帶著 Kubernetes 的版本與輸入的雜湊，兩次一樣。
 //
-// The story: the node image script and the CI daemon script each answer bad
-// input with one line and a non-zero exit, having done nothing; --print-name
+// The story: the node image script, the CI daemon script and the cold
+// compile benchmark each answer bad input with one line and a non-zero exit,
+// having done nothing; --print-name
 // prints a name carrying the Kubernetes version and a hash of the inputs, the
 // same twice.
 func TestKindScriptsBadInput(t *testing.T) {
@@ -554,6 +555,7 @@ func TestKindScriptsBadInput(t *testing.T) {
 		{[]string{"ci/build-kind-node-image.sh", "--bogus"}, "build-kind-node-image: error: unknown argument '--bogus' (usage: "},
 		{[]string{"ci/docker.sh"}, "docker: error: usage: "},
 		{[]string{"ci/docker.sh", "restart"}, "docker: error: usage: "},
+		{[]string{"ci/bench-cold-compile.sh", "bogus"}, "bench-cold-compile: error: unknown item 'bogus' (items: "},
 	} {
 		cmd := exec.Command("bash", c.args...)
 		cmd.Env = l.env
