@@ -2,6 +2,8 @@
 // （containerd、crictl、CNI 外掛、local-path-provisioner），以及我們自己的三個小程式：只帶 kubeadm 的 Corefile
 // 用到的外掛的 CoreDNS、kindnetd 的替身、取出 kind 附加元件 manifest 的工具。同一份 go.mod 讓它們共用的函式庫
 // 只有一個版本、只編譯一次；上游程式因此用的是這裡選出的相依版本，不一定是它們自己 go.mod 寫的。
+// client-go 用到的函式庫（x/net、protobuf 等等）跟根目錄的 go.mod 同版本，full 組（不用 cgo、-trimpath，跟這裡的建置
+// 一樣）為專案編譯好的 client-go 這裡可以直接用。
 // local-path-provisioner 是 v0.0.30：kind 釘選 v0.0.34，但模組代理伺服器只有這一版，同一份 manifest 可用。
 // 由 scripts/ci/build-kind-node-image.sh 使用；見 README.md。
 //
@@ -13,6 +15,9 @@
 // manifests out of kind's source. One go.mod gives the libraries they share
 // one version each, compiled once; so the upstream programs build with the
 // dependency versions chosen here, not always those of their own go.mod.
+// The libraries client-go uses (x/net, protobuf and the rest) are at the root
+// go.mod's versions, so the client-go the full tier compiles for the project
+// (no cgo, -trimpath, as here) serves this build too.
 // local-path-provisioner is v0.0.30: kind pins v0.0.34, but the module proxy
 // serves only this one, and the same manifest works.
 // scripts/ci/build-kind-node-image.sh drives it; see README.md.
@@ -116,7 +121,7 @@ require (
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/google/certtostore v1.0.6 // indirect
 	github.com/google/deck v0.0.0-20230104221208-105ad94aa8ae // indirect
-	github.com/google/gnostic-models v0.7.0 // indirect
+	github.com/google/gnostic-models v0.7.1 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/pprof v0.0.0-20260115054156-294ebfa9ad83 // indirect
 	github.com/google/uuid v1.6.0 // indirect
@@ -206,22 +211,22 @@ require (
 	go.opentelemetry.io/proto/otlp v1.10.0 // indirect
 	go.uber.org/automaxprocs v1.6.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
-	go.yaml.in/yaml/v3 v3.0.4 // indirect
-	golang.org/x/crypto v0.54.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/exp v0.0.0-20260209203927-2842357ff358 // indirect
-	golang.org/x/mod v0.37.0 // indirect
-	golang.org/x/net v0.57.0 // indirect
-	golang.org/x/oauth2 v0.36.0 // indirect
-	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
-	golang.org/x/term v0.45.0 // indirect
-	golang.org/x/text v0.40.0 // indirect
+	golang.org/x/mod v0.41.0 // indirect
+	golang.org/x/net v0.59.0 // indirect
+	golang.org/x/oauth2 v0.37.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/term v0.46.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	golang.org/x/tools v0.47.0 // indirect
+	golang.org/x/tools v0.49.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260414002931-afd174a4e478 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260511170946-3700d4141b60 // indirect
 	google.golang.org/grpc v1.82.0 // indirect
-	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
