@@ -46,6 +46,14 @@ NODE_IMAGE_DIR=""
 # The kind tests running in the background: their PID (also their process group) and the file holding their output.
 KIND_TESTS_JOB=""
 KIND_TESTS_LOG=""
+# 在背景為 darwin/arm64 交叉編譯的工作：PID（也是它的 process group）與放它輸出的檔案；通過之後才記下靜態檢查的結果
+# （STATIC_STAMP 檔案寫入 STATIC_KEY）。
+# The background darwin/arm64 cross-compile: its PID (also its process group) and the file holding its output; only
+# when it has passed are the static checks recorded as passed (STATIC_KEY written to the STATIC_STAMP file).
+DARWIN_JOB=""
+DARWIN_LOG=""
+STATIC_STAMP=""
+STATIC_KEY=""
 
 STARTED=${SECONDS}
 
@@ -152,9 +160,27 @@ static_checks() {
     return
   fi
   run_static_checks
-  if [[ -n "${key}" ]]; then
-    mkdir -p "$(dirname "${stamp}")"
-    printf '%s\n' "${key}" >"${stamp}"
+  STATIC_STAMP="${stamp}" STATIC_KEY="${key}"
+}
+
+# finish_static_checks 等背景的 darwin/arm64 交叉編譯結束：失敗時印出編譯器的輸出並結束；通過時記下這些檔案通過了靜態檢查。
+# finish_static_checks waits for the background darwin/arm64 cross-compile: when it failed, it prints the compiler's
+# output and stops; when it passed, it records that these files passed the static checks.
+finish_static_checks() {
+  if [[ -n "${DARWIN_JOB}" ]]; then
+    local status=0
+    wait "${DARWIN_JOB}" || status=$?
+    DARWIN_JOB=""
+    if ((status != 0)); then
+      cat "${DARWIN_LOG}" >&2
+      die "some packages do not build for darwin/arm64 (the compiler's output is above)"
+    fi
+    phase "the darwin/arm64 cross-compile passed"
+  fi
+  if [[ -n "${STATIC_KEY}" ]]; then
+    mkdir -p "$(dirname "${STATIC_STAMP}")"
+    printf '%s\n' "${STATIC_KEY}" >"${STATIC_STAMP}"
+    STATIC_KEY=""
   fi
 }
 
@@ -169,11 +195,22 @@ run_static_checks() {
   # the cache in seconds.
   # 只編譯、不連結（go build 一次給好幾個套件時就是這樣）：平台相關的程式碼錯了，編譯就會失敗。不做最佳化、
   # 不寫除錯資訊（-N -l -dwarf=false）：要檢查的是編不編得過，這樣冷的時候少花約四分之一的 CPU（README.md 的測試一節）。
+  # 它跟別的都不共用編譯結果，所以在背景以最低的優先權執行，用測試等叢集時沒用到的 CPU；finish_static_checks 在 go test 之後等它。
   # Compiled, not linked (which is what go build does when given several packages): platform code that is wrong fails
   # to compile. Without optimisation or debug information (-N -l -dwarf=false): what is checked is whether it compiles,
-  # and so a cold run spends about a quarter less CPU on it (README.md, Tests).
-  phase "cross-compiling every package for darwin/arm64 (macOS on Apple silicon)"
-  GOOS=darwin GOARCH=arm64 go build -gcflags='all=-N -l -dwarf=false' ./...
+  # and so a cold run spends about a quarter less CPU on it (README.md, Tests). It shares no compiled package with
+  # anything else, so it runs in the background at the lowest priority, on the CPU the tests leave while they wait on
+  # clusters; finish_static_checks waits for it after go test.
+  phase "cross-compiling every package for darwin/arm64 (macOS on Apple silicon), in the background at the lowest priority (checked after go test)"
+  DARWIN_LOG="$(mktemp)"
+  set -m
+  (
+    cd "${REPO_ROOT}"
+    export GOOS=darwin GOARCH=arm64
+    lowest_priority go build -gcflags='all=-N -l -dwarf=false' ./...
+  ) </dev/null >"${DARWIN_LOG}" 2>&1 &
+  DARWIN_JOB=$!
+  set +m
   phase "staticcheck"
   # 產生的程式碼（步驟 06 的 generated/）不在這裡檢查：它用了 code-generator v0.37.2 自己寫出的已棄用欄位，
   # 而它的內容由 codegen_test.go 守著：一個位元組都不能跟產生器寫出的不同。
@@ -203,6 +240,12 @@ run_static_checks() {
 }
 
 cleanup() {
+  # darwin 的交叉編譯還在背景跑：整組停掉。 / The darwin cross-compile still running in the background: stop its whole group.
+  if [[ -n "${DARWIN_JOB}" ]] && kill -0 "${DARWIN_JOB}" 2>/dev/null; then
+    kill -TERM -- -"${DARWIN_JOB}" 2>/dev/null || true
+    wait "${DARWIN_JOB}" 2>/dev/null || true
+  fi
+  [[ -z "${DARWIN_LOG}" ]] || rm -f "${DARWIN_LOG}"
   # kind 測試還在背景跑（例如別的測試失敗了）：整組停掉。 / The kind tests still running in the background (another test failed, say): stop the whole group.
   if [[ -n "${KIND_TESTS_JOB}" ]] && kill -0 "${KIND_TESTS_JOB}" 2>/dev/null; then
     kill -TERM -- -"${KIND_TESTS_JOB}" 2>/dev/null || true
@@ -306,20 +349,33 @@ kind_tests() {
   (cd "${REPO_ROOT}" && INFORMER_LAB_KIND_NODE_IMAGE="${KIND_NODE_IMAGE}" go test -count=1 -vet=off -tags kind -run 'OnKind' ${GO_TEST_FLAGS} ./scripts)
 }
 
-# start_kind_tests_if_ready 在節點映像檔已經準備好時，把 kind 的測試放到背景開始跑，跟之後的階段同時進行：
-# 它們大多在等 kind 的叢集，留下的 CPU 給其餘的測試與工作坊離線包。只在 full 組的 race 測試之後、heap 基準測試之後呼叫，
-# 那時之後的階段大多也在等待。輸出寫進檔案，最後才印出來。
-# start_kind_tests_if_ready starts the kind tests in the background once the node image is ready, beside the phases
-# that follow: they mostly wait on kind's cluster, and leave the CPU to the other tests and the workshop bundle. It is
-# called only after the full tier's race tests and after its heap benchmarks, when most of what follows waits too. Their
-# output goes to a file, printed at the end.
-start_kind_tests_if_ready() {
-  [[ "${TEST_KIND}" == yes && -z "${KIND_TESTS_JOB}" && -f "${NODE_IMAGE_DIR}/done" ]] || return 0
-  wait_node_image
-  phase "the node image is ready: the kind tests start now, beside what follows (${KIND_NODE_IMAGE}; their output comes at the end)"
+# start_kind_tests_when_ready 把 kind 的測試放到背景，節點映像檔一準備好就開始（已經好了就馬上開始），跟之後的階段
+# 同時進行：它們大多在等 kind 的叢集，留下的 CPU 給其餘的測試與工作坊離線包。只在 full 組的 race 測試之後（RACE=no 時是
+# heap 基準測試之後）呼叫：在那之前，編譯要用兩個核心。等待的方法是每秒看一次映像檔的工作是否留下 done 檔案（那是
+# 另一個背景工作，這個子 shell 無法 wait 它）。它的輸出與節點映像檔工作的輸出，最後才印出來。
+# start_kind_tests_when_ready puts the kind tests in the background, to start as soon as the node image is ready (at
+# once if it is), beside the phases that follow: they mostly wait on kind's cluster, and leave the CPU to the other tests
+# and the workshop bundle. It is called only after the full tier's race tests (with RACE=no, after its heap
+# benchmarks): before that, the compiles want both cores. It waits by looking every second for the file done that the
+# image's job leaves (that is another background job, which this subshell cannot wait for). Its output, and the node
+# image job's, is printed at the end.
+start_kind_tests_when_ready() {
+  [[ "${TEST_KIND}" == yes && -z "${KIND_TESTS_JOB}" ]] || return 0
+  phase "the kind tests start in the background as soon as the node image is ready (their output comes at the end)"
   KIND_TESTS_LOG="$(mktemp)"
   set -m
-  kind_tests </dev/null >"${KIND_TESTS_LOG}" 2>&1 &
+  (
+    until [[ -f "${NODE_IMAGE_DIR}/done" ]]; do
+      sleep 1
+    done
+    # name 只在工作成功時寫下；失敗的原因在工作自己的輸出裡，最後會印出來。
+    # name is written only when the job succeeded; why it failed is in the job's own output, printed at the end.
+    [[ -s "${NODE_IMAGE_DIR}/name" ]] || die "readying the kind node image failed, so the kind tests did not run"
+    # shellcheck disable=SC2030 # 只給這個子 shell 裡的 kind_tests 用。 / For kind_tests in this subshell only.
+    KIND_NODE_IMAGE="$(cat "${NODE_IMAGE_DIR}/name")"
+    phase "the node image is ready; the kind tests start (${KIND_NODE_IMAGE})"
+    kind_tests
+  ) </dev/null >"${KIND_TESTS_LOG}" 2>&1 &
   KIND_TESTS_JOB=$!
   set +m
 }
@@ -377,7 +433,7 @@ main() {
     phase "go test -race${short:+ ${short}}: internal, docs and every step, against a real kube-apiserver"
     # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
     (cd "${REPO_ROOT}" && CGO_ENABLED=1 go test -count=1 -vet=off -race ${short} ${GO_TEST_FLAGS} ./internal/... ./docs ./step0*/)
-    start_kind_tests_if_ready
+    [[ "${TIER}" != full ]] || start_kind_tests_when_ready
     phase "go test${short:+ ${short}}: the rest ($(echo "${plain}" | sed 's|.*/informer-walkthrough/||' | tr '\n' ' '))"
     # shellcheck disable=SC2086 # 都是要拆開的清單。 / All are lists to split.
     (cd "${REPO_ROOT}" && go test -count=1 -vet=off ${short} ${GO_TEST_FLAGS} ${plain})
@@ -396,13 +452,14 @@ main() {
     ;;
   *) die "RACE must be yes or no, not '${RACE}'" ;;
   esac
+  finish_static_checks
   # 基準測試不在 go test ./... 裡執行；full 組各跑一輪，確認它們還量得出結果（每個 1000 個 Pod，約 10 秒）。
   # Benchmarks do not run under go test ./...; the full tier runs one round of each to prove they still measure (1000
   # pods each, about 10 s).
   if [[ "${TIER}" == full ]]; then
     phase "the heap benchmarks of steps 05 and 06, one round"
     (cd "${REPO_ROOT}" && go test -count=1 -vet=off -run '^$' -bench CachedPodHeap -benchtime 1x ./step05-shared-informer ./step06-custom-resource)
-    start_kind_tests_if_ready
+    start_kind_tests_when_ready
   fi
   if [[ "${TEST_BUNDLE}" == yes ]]; then
     phase "the workshop bundle for $(host_platform): built, then unpacked in a fresh home with GOPROXY=off and no network, up to step 01's first event"
@@ -413,15 +470,21 @@ main() {
     return
   fi
   if [[ -n "${KIND_TESTS_JOB}" ]]; then
-    phase "the walkthrough and the steps on a kind cluster: waiting for the kind tests started earlier; their output:"
+    phase "the walkthrough and the steps on a kind cluster: waiting for the kind tests started earlier"
     local status=0
     wait "${KIND_TESTS_JOB}" || status=$?
     KIND_TESTS_JOB=""
+    # 節點映像檔的工作早已結束：印出它做了什麼（失敗時 wait_node_image 就在這裡停下），再印 kind 測試的輸出。
+    # The node image job ended earlier: print what it did (wait_node_image stops here if it failed), then the kind tests'
+    # output.
+    wait_node_image
+    phase "the kind tests' output:"
     cat "${KIND_TESTS_LOG}"
     ((status == 0)) || die "the kind tests failed (their output is above)"
   else
     phase "the kind tests: waiting for the node image readied in the background"
     wait_node_image
+    # shellcheck disable=SC2031 # wait_node_image 剛在這個 shell 裡設定它。 / wait_node_image has just set it in this shell.
     phase "the walkthrough and the steps on a kind cluster (${KIND_NODE_IMAGE})"
     kind_tests
   fi
