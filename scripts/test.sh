@@ -309,13 +309,13 @@ lowest_priority() {
 
 # start_node_image 在背景執行 kind_node_image；要從原始碼建置時，建置用最低的 CPU 與 I/O 優先權（lowest_priority）：
 # go test 大多在等叢集與步驟，沒用到的 CPU 拿來建節點映像檔（在沒有快取的機器上要好幾分鐘），測試要用 CPU 時優先。
-# 它在自己的 process group 裡（set -m），所以 cleanup 停得掉整組。輸出寫進檔案，等到 kind 的測試之前才印出來，
+# 它在自己的 process group 裡（set -m），所以 cleanup 停得掉整組。輸出寫進檔案，在 kind 測試的輸出之前才印出來，
 # 不跟 go test 的輸出混在一起。
 # start_node_image runs kind_node_image in the background; when that builds from source, the build runs at the lowest
 # CPU and I/O priority (lowest_priority): go test mostly waits on clusters and steps, and the CPU it leaves goes to
 # building the node image (minutes on a machine without the cache), while the tests come first whenever they want the
 # CPU. It runs in a process group of its own (set -m), so cleanup can stop all of it. Its output goes to a file, printed
-# just before the kind tests rather than mixed into go test's.
+# just before the kind tests' output rather than mixed into go test's.
 start_node_image() {
   NODE_IMAGE_DIR="$(mktemp -d)"
   set -m
@@ -395,7 +395,7 @@ main() {
   # The node image is readied in the background from the start: when it is built from source, it downloads first
   # (network) while the foreground compiles (CPU).
   if [[ "${TEST_KIND}" == yes ]]; then
-    phase "readying the kind tests' node image in the background, at the lowest priority (its output comes when the kind tests start)"
+    phase "readying the kind tests' node image in the background, at the lowest priority (its output comes with the kind tests')"
     start_node_image
   fi
   phase "building (or reusing) the local control plane"
