@@ -239,26 +239,25 @@ run_static_checks() {
   go tool shfmt -d -i 2 "${shell_files[@]}"
 }
 
+# stop_group 停掉一個還在跑的背景工作的整個 process group（它們都以 set -m 啟動），並等它結束。
+# stop_group stops the whole process group of a background job still running (each was started under set -m), and
+# waits for it to end.
+stop_group() {
+  [[ -n "$1" ]] && kill -0 "$1" 2>/dev/null || return 0
+  kill -TERM -- -"$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
 cleanup() {
-  # darwin 的交叉編譯還在背景跑：整組停掉。 / The darwin cross-compile still running in the background: stop its whole group.
-  if [[ -n "${DARWIN_JOB}" ]] && kill -0 "${DARWIN_JOB}" 2>/dev/null; then
-    kill -TERM -- -"${DARWIN_JOB}" 2>/dev/null || true
-    wait "${DARWIN_JOB}" 2>/dev/null || true
-  fi
+  # 還在背景跑的工作（例如某個測試失敗了）：darwin 的交叉編譯、kind 的測試、節點映像檔；建置腳本自己的 EXIT trap
+  # 會清掉它的工作目錄與 container。
+  # Jobs still running in the background (a test failed, say): the darwin cross-compile, the kind tests, the node image,
+  # whose build script's own EXIT trap removes its work directory and container.
+  stop_group "${DARWIN_JOB}"
+  stop_group "${KIND_TESTS_JOB}"
+  stop_group "${NODE_IMAGE_JOB}"
   [[ -z "${DARWIN_LOG}" ]] || rm -f "${DARWIN_LOG}"
-  # kind 測試還在背景跑（例如別的測試失敗了）：整組停掉。 / The kind tests still running in the background (another test failed, say): stop the whole group.
-  if [[ -n "${KIND_TESTS_JOB}" ]] && kill -0 "${KIND_TESTS_JOB}" 2>/dev/null; then
-    kill -TERM -- -"${KIND_TESTS_JOB}" 2>/dev/null || true
-    wait "${KIND_TESTS_JOB}" 2>/dev/null || true
-  fi
   [[ -z "${KIND_TESTS_LOG}" ]] || rm -f "${KIND_TESTS_LOG}"
-  # 還在背景建節點映像檔（例如測試失敗了）：整組停掉，建置腳本自己的 EXIT trap 會清掉它的工作目錄與 container。
-  # The node image is still being readied in the background (a test failed, say): stop its whole group; the build
-  # script's own EXIT trap removes its work directory and container.
-  if [[ -n "${NODE_IMAGE_JOB}" ]] && kill -0 "${NODE_IMAGE_JOB}" 2>/dev/null; then
-    kill -TERM -- -"${NODE_IMAGE_JOB}" 2>/dev/null || true
-    wait "${NODE_IMAGE_JOB}" 2>/dev/null || true
-  fi
   [[ -z "${NODE_IMAGE_DIR}" ]] || rm -rf "${NODE_IMAGE_DIR}"
   if [[ -n "${STARTED_DOCKER}" ]]; then
     "${REPO_ROOT}/scripts/ci/docker.sh" stop
