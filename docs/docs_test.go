@@ -191,21 +191,45 @@ func TestRelativeLinks(t *testing.T) {
 	}
 }
 
-var upstream = regexp.MustCompile(`github\.com/kubernetes/(client-go|kubernetes|apimachinery|api)/(?:blob|tree)/([^/\s)]+)/`)
+var upstream = regexp.MustCompile(`github\.com/(kubernetes/(?:client-go|kubernetes|apimachinery|api|apiserver|apiextensions-apiserver|code-generator)|kubernetes-sigs/(?:controller-runtime|controller-tools|kwok))/(?:blob|tree)/([^/\s)]+)/`)
 
-// 上游連結釘在這個 repo 建置用的版本（client-go v0.37.2、kubernetes v1.37.2），
+// 上游連結釘在這個 repo 建置用的版本（client-go v0.37.2、kubernetes v1.37.2、controller-runtime v0.25.2 …），
 // 絕不指向 master 或 main，因為那些行號明天就會變。
 // Upstream links are pinned to the versions this repository builds with
-// (client-go v0.37.2, kubernetes v1.37.2), never master or main, whose line
-// numbers change tomorrow.
+// (client-go v0.37.2, kubernetes v1.37.2, controller-runtime v0.25.2 …),
+// never master or main, whose line numbers change tomorrow.
 func TestUpstreamLinksPinned(t *testing.T) {
-	want := map[string]string{"client-go": "v0.37.2", "apimachinery": "v0.37.2", "api": "v0.37.2", "kubernetes": "v1.37.2"}
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
+	want := map[string]string{
+		"kubernetes/client-go": "v0.37.2", "kubernetes/apimachinery": "v0.37.2", "kubernetes/api": "v0.37.2",
+		"kubernetes/apiserver": "v0.37.2", "kubernetes/apiextensions-apiserver": "v0.37.2",
+		"kubernetes/code-generator": "v0.37.2", "kubernetes/kubernetes": "v1.37.2",
+		"kubernetes-sigs/controller-runtime": "v0.25.2", "kubernetes-sigs/controller-tools": "v0.23.0",
+		"kubernetes-sigs/kwok": "v0.8.0",
 	}
-	if !strings.Contains(string(gomod), "k8s.io/client-go "+want["client-go"]) {
-		t.Fatalf("go.mod does not pin k8s.io/client-go %s; update this test's versions with it", want["client-go"])
+	// 根目錄的 go.mod，加上建置 kwok 的模組（apiserver 與 kwok 只在那裡）。
+	// The root go.mod, and the module that builds kwok (apiserver and kwok are only there).
+	var gomod []byte
+	for _, name := range []string{"go.mod", filepath.Join("scripts", "kwok", "go.mod")} {
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gomod = append(gomod, data...)
+	}
+	// 每個 Go 模組的版本都要跟 go.mod 一致（kubernetes 本身不在裡面）。
+	// Every Go module's version must be its go.mod's (kubernetes itself is in neither).
+	for repo, module := range map[string]string{
+		"kubernetes/client-go": "k8s.io/client-go", "kubernetes/apimachinery": "k8s.io/apimachinery",
+		"kubernetes/api": "k8s.io/api", "kubernetes/apiserver": "k8s.io/apiserver",
+		"kubernetes/apiextensions-apiserver": "k8s.io/apiextensions-apiserver",
+		"kubernetes/code-generator":          "k8s.io/code-generator",
+		"kubernetes-sigs/controller-runtime": "sigs.k8s.io/controller-runtime",
+		"kubernetes-sigs/controller-tools":   "sigs.k8s.io/controller-tools",
+		"kubernetes-sigs/kwok":               "sigs.k8s.io/kwok",
+	} {
+		if !strings.Contains(string(gomod), "\t"+module+" "+want[repo]+"\n") && !strings.Contains(string(gomod), "\t"+module+" "+want[repo]+" ") {
+			t.Fatalf("go.mod does not pin %s %s; update this test's versions with it", module, want[repo])
+		}
 	}
 	files := markdownFiles(t)
 	gofiles, _ := filepath.Glob(filepath.Join(root, "*", "*.go"))
@@ -217,7 +241,7 @@ func TestUpstreamLinksPinned(t *testing.T) {
 		}
 		for _, m := range upstream.FindAllStringSubmatch(string(data), -1) {
 			if m[2] != want[m[1]] {
-				t.Errorf("%s: link into kubernetes/%s at %q; pin it to %s", f, m[1], m[2], want[m[1]])
+				t.Errorf("%s: link into %s at %q; pin it to %s", f, m[1], m[2], want[m[1]])
 			}
 		}
 		if regexp.MustCompile(`/(blob|tree)/(master|main)/`).Match(data) {
