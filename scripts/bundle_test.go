@@ -1,6 +1,7 @@
 package scripts_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,6 +130,11 @@ func TestWorkshopBundleCheckCatchesTheWrongPlatform(t *testing.T) {
 	}
 	if code, out := check(host); code != 0 || !strings.Contains(out, "binaries are built for "+host) {
 		t.Errorf("check of %s binaries said to be %s: exit %d, %q; want it to pass", host, host, code, out)
+	} else if info, err := os.Stat(filepath.Join(dir, "bundle.tar.gz")); err != nil {
+		t.Fatal(err)
+	} else if size := fmt.Sprintf(", %.0f MB;", float64(info.Size())/1e6); !strings.Contains(out, size) {
+		// 工作坊指南引用的大小是十進位的 MB。 / The workshop guide quotes sizes in decimal MB.
+		t.Errorf("check of a %d-byte archive: %q; want its size as %q", info.Size(), out, size)
 	}
 }
 

@@ -178,9 +178,9 @@ check() {
   local archive="$1" list platform name want=() missing=() wrong=()
   [[ -f "${archive}" ]] || die "no such archive: ${archive}"
   list="$(tar -tzf "${archive}")" || die "${archive} is not a readable .tar.gz"
-  # 不用 RETURN trap：die 直接結束行程，RETURN trap 不會執行，解開的執行檔（約 27 MB）就留在 TMPDIR 裡。
-  # Not a RETURN trap: die ends the process, the RETURN trap never runs, and the unpacked binaries (about 27 MB) would
-  # stay in TMPDIR.
+  # 不用 RETURN trap：die 直接結束行程，RETURN trap 不會執行，解開的執行檔（真正的壓縮檔約 900 MB）就留在 TMPDIR 裡。
+  # Not a RETURN trap: die ends the process, the RETURN trap never runs, and the unpacked binaries (about 900 MB from a
+  # real archive) would stay in TMPDIR.
   trap cleanup EXIT
   CHECK_DIR="$(mktemp -d)"
   local dir="${CHECK_DIR}"
@@ -203,7 +203,9 @@ check() {
     built_for "${dir}/informer-walkthrough/${name}" "${platform}" || wrong+=("${name}")
   done
   ((${#wrong[@]} == 0)) || die "${archive}: not built for ${platform}: ${wrong[*]}"
-  log "${archive}: ${platform}, $(grep -c . <<<"${list}") files, $(du -h "${archive}" | cut -f 1); all ${#want[@]} binaries are built for ${platform}"
+  # 大小以十進位的 MB 表示（10^6 位元組），工作坊指南引用的就是這個數字；wc -c 在 Linux 與 macOS 上都有。
+  # The size in decimal MB (10^6 bytes), the figure the workshop guide quotes; wc -c works on Linux and macOS alike.
+  log "${archive}: ${platform}, $(grep -c . <<<"${list}") files, $(awk -v bytes="$(wc -c <"${archive}")" 'BEGIN { printf "%.0f MB", bytes / 1e6 }'); all ${#want[@]} binaries are built for ${platform}"
   rm -rf "${CHECK_DIR}"
   CHECK_DIR=""
 }
