@@ -446,8 +446,12 @@ main() {
     local parallel
     parallel=$(($(getconf _NPROCESSORS_ONLN) + 1))
     phase "go test${short:+ ${short}} -p ${parallel} ./... against a real kube-apiserver (RACE=no: no race detector)"
+    # -ldflags=-w：測試執行檔不寫 DWARF 除錯資訊（堆疊追蹤用的是 pclntab，不受影響）。go test 每次都重新連結每個測試
+    # 執行檔，這樣每個少花大約一秒的 CPU。
+    # -ldflags=-w: the test binaries carry no DWARF debug information (stack traces use the pclntab, unaffected). go test
+    # links every test binary again on every run, and this saves about a CPU-second on each.
     # shellcheck disable=SC2086 # GO_TEST_FLAGS 是要拆開的參數清單。 / GO_TEST_FLAGS is a list of arguments to split.
-    (cd "${REPO_ROOT}" && go test -count=1 -vet=off ${short} -p "${parallel}" ${GO_TEST_FLAGS} ./...)
+    (cd "${REPO_ROOT}" && go test -count=1 -vet=off -ldflags=-w ${short} -p "${parallel}" ${GO_TEST_FLAGS} ./...)
     ;;
   *) die "RACE must be yes or no, not '${RACE}'" ;;
   esac
