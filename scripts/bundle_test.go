@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
 )
 
 // 情境：工作坊離線包的腳本與控制平面的建置腳本遇到錯誤的輸入時，各自只印出一行說明並以 1 結束，什麼都沒做：
@@ -57,6 +59,7 @@ func TestWorkshopBundleBadInput(t *testing.T) {
 // program built for this machine; check must fail, naming them. The same
 // bundle saying this machine's platform passes.
 func TestWorkshopBundleCheckCatchesTheWrongPlatform(t *testing.T) {
+	testenv.FullTier(t, "packs and checks an archive of 15 small binaries, about 11 s; the full tier also builds and checks the real bundle")
 	dir := t.TempDir()
 	tiny := filepath.Join(dir, "tiny")
 	src := filepath.Join(dir, "main.go")

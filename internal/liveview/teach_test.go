@@ -83,6 +83,7 @@ const overflow = `(() => {
 // no text runs out of its box. It stops at the tour's poster moment (the
 // fullest picture).
 func TestPresenterFits(t *testing.T) {
+	testenv.FullTier(t, "every recording at two projector sizes in both languages, about 13 s; TestReplayRecordings opens every recording in the quick tier")
 	b := browser.Start(t, 1024, 768)
 	for _, path := range recordings(t) {
 		url := exported(t, path)
@@ -128,6 +129,7 @@ func TestPresenterFits(t *testing.T) {
 // test itself is quick; the wait after the last event is drawn does not count,
 // as the end is already there.
 func TestReplayTakesAtLeast20Seconds(t *testing.T) {
+	testenv.FullTier(t, "the pace of every exported demo, about 13 s")
 	b := browser.Start(t, 1280, 800)
 	for _, path := range recordings(t) {
 		t.Run(name(path), func(t *testing.T) {
@@ -263,6 +265,7 @@ func TestEmbedFitsABlogColumn(t *testing.T) {
 // another PageDown plays on to the next stop; PageUp goes back a stop. Every
 // stop is tried in Chinese too.
 func TestTourStopsAndAsks(t *testing.T) {
+	testenv.FullTier(t, "plays step 04's tour at its real pace through every stop, about 25 s")
 	path := filepath.Join(root, "step04-controller", "testdata", "demo.recording.jsonl")
 	_, rec := recording(t, path)
 	data, err := os.ReadFile(liveview.TourPath(path))
@@ -384,7 +387,7 @@ func TestHeaderTellsTheTruth(t *testing.T) {
 // on: the caption bar grows for a question and its answer, and once pushed
 // the pipeline off the screen only when walked that way.
 func TestPresenterFitsThroughTheTour(t *testing.T) {
-	testenv.FullTier(t, "every tour stop, asked and answered, in both languages, about 50 s; TestPresenterFits checks every recording's fullest moment in the quick tier")
+	testenv.FullTier(t, "every tour stop, asked and answered, in both languages, about 50 s")
 	b := browser.Start(t, 1024, 768)
 	b.Viewport(t, 1024, 768)
 	check := func(t *testing.T, where string) {
