@@ -496,8 +496,9 @@ func TestSceneBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--bogus"}, "scene: flag provided but not defined: -bogus (see -h)"},
-		{nil, "scene: no command given (create, label, annotate, delete, demo, burst, failing, reset, delete-configmap, delete-tally; see -h)"},
+		{nil, "scene: no command given (create, label, annotate, delete, demo, burst, failing, reset, delete-configmap, delete-tally, tally-count; see -h)"},
 		{[]string{"frobnicate"}, `scene: unknown command "frobnicate"`},
+		{[]string{"tally-count", "app-demo", "seven"}, `scene: tally-count: N must be a number from 0 to 1000000, not "seven"`},
 	} {
 		var stderr strings.Builder
 		cmd := exec.Command(bin, c.args...)

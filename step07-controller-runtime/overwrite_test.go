@@ -5,20 +5,17 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
-
+	"github.com/informer-walkthrough/informer-walkthrough/internal/scene"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/show"
 	"github.com/informer-walkthrough/informer-walkthrough/internal/testenv"
-	"github.com/informer-walkthrough/informer-walkthrough/step06-custom-resource/generated/clientset/versioned"
 )
 
-// 情境：GenerationChangedPredicate 的代價。另一個寫入者把 tally 的 status.count 改成 7（經由 status 子資源，
-// generation 不變）。這次更新到了控制器，卻被 predicate 擋下，沒有讓 key 進佇列：錯的數字留著。把它改回 0 的
+// 情境：GenerationChangedPredicate 的代價。另一個寫入者（scene 的 tally-count）把 tally 的 status.count 改成 7
+// （經由 status 子資源，generation 不變）。這次更新到了控制器，卻被 predicate 擋下，沒有讓 key 進佇列：錯的數字留著。把它改回 0 的
 // Reconcile 是 --recount（RequeueAfter）排的，--why 說它只有這一個原因。
 //
-// The story: what GenerationChangedPredicate costs. Another writer sets the
-// tally's status.count to 7 (through the status subresource, so the
+// The story: what GenerationChangedPredicate costs. Another writer (scene's
+// tally-count) sets the tally's status.count to 7 (through the status subresource, so the
 // generation stays). The update reaches the controller and the predicate
 // drops it, queueing nothing: the wrong count stays. The Reconcile that
 // puts it back to 0 was queued by --recount (RequeueAfter), and --why says
@@ -38,17 +35,13 @@ func TestOverwrittenStatusWaitsForTheRecount(t *testing.T) {
 	out.Wait(t, 1, why, "RequeueAfter 2s")
 	before := out.Count(dropped...)
 
-	ts := versioned.NewForConfigOrDie(c.Config()).LabV1alpha1().PodTallies(ns)
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		tally, err := ts.Get(t.Context(), "app-demo", metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		tally.Status.Count = 7
-		_, err = ts.UpdateStatus(t.Context(), tally, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
+	// 學習者在第二個終端機打的那一行：scripts/scene.sh tally-count app-demo 7。
+	// The line a learner types in the second terminal: scripts/scene.sh tally-count app-demo 7.
+	overwrite := []string{"tally-count", "app-demo", "7"}
+	if err := scene.Check(overwrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := scene.Run(t.Context(), c.Client(), ns, overwrite, scene.Settings{}, func(string) {}); err != nil {
 		t.Fatal(err)
 	}
 	out.Wait(t, before+1, dropped...)

@@ -39,14 +39,17 @@ var commands = map[string]struct {
 	"burst":    {1, 1, "N"},
 	"failing":  {1, 1, "N"},
 	"reset":    {0, 0, ""},
-	// 步驟 07：刪掉一個 tally 的報告（它的擁有者會再建一份），以及刪掉 tally 本身（它的 finalizer 先清理）。
-	// Step 07: delete a tally's report (its owner writes it again), and the tally itself (its finalizer cleans up first).
+	// 步驟 07：刪掉一個 tally 的報告（它的擁有者會再建一份），刪掉 tally 本身（它的 finalizer 先清理），
+	// 以及像另一個寫入者那樣蓋掉 tally 的 status.count。
+	// Step 07: delete a tally's report (its owner writes it again), the tally itself (its finalizer cleans up first),
+	// and overwrite a tally's status.count as another writer would.
 	"delete-configmap": {1, 1, "NAME"},
 	"delete-tally":     {1, 1, "NAME"},
+	"tally-count":      {2, 2, "NAME N"},
 }
 
 // CommandList 是錯誤訊息裡列出的指令（scene 指令沒有參數時也列出它）。 / CommandList is the commands an error message lists (scene's command too, when given none).
-const CommandList = "create, label, annotate, delete, demo, burst, failing, reset, delete-configmap, delete-tally"
+const CommandList = "create, label, annotate, delete, demo, burst, failing, reset, delete-configmap, delete-tally, tally-count"
 
 // Check 在連線之前檢查指令與參數個數，錯誤的用法不會送出任何請求。
 //
@@ -66,6 +69,11 @@ func Check(args []string) error {
 	if args[0] == "burst" || args[0] == "failing" {
 		if n, err := strconv.Atoi(args[1]); err != nil || n < 1 || n > 1000 {
 			return fmt.Errorf("%s: N must be a number from 1 to 1000, not %q", args[0], args[1])
+		}
+	}
+	if args[0] == "tally-count" {
+		if n, err := strconv.Atoi(args[2]); err != nil || n < 0 || n > 1000000 {
+			return fmt.Errorf("tally-count: N must be a number from 0 to 1000000, not %q", args[2])
 		}
 	}
 	return nil
@@ -184,6 +192,12 @@ func Run(ctx context.Context, cs kubernetes.Interface, ns string, args []string,
 		if len(gone) > 0 {
 			say(fmt.Sprintf("the garbage collector deleted what it owned: configmap %s", strings.Join(gone, ", ")))
 		}
+	case "tally-count":
+		n, _ := strconv.Atoi(args[1])
+		if err := SetTallyCount(ctx, cs, ns, args[0], n); err != nil {
+			return err
+		}
+		say(fmt.Sprintf("set podtally %s/%s status.count to %d (a merge patch to the status subresource, as another writer would)", ns, args[0], n))
 	case "reset":
 		deleted, err := Reset(ctx, cs, ns, "before")
 		if err != nil {

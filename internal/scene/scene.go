@@ -393,6 +393,21 @@ func DeleteTally(ctx context.Context, cs kubernetes.Interface, namespace, name s
 	return before.UID, err
 }
 
+// SetTallyCount 像另一個寫入者那樣，以 merge patch 把一個 PodTally 的 status.count 改成 n：寫到 status 子資源，
+// 不帶 resourceVersion（不會 409），generation 不變。
+//
+// SetTallyCount sets a PodTally's status.count to n as another writer
+// would, with a merge patch: to the status subresource, with no
+// resourceVersion (so no 409), leaving the generation as it is.
+func SetTallyCount(ctx context.Context, cs kubernetes.Interface, namespace, name string, n int) error {
+	body := fmt.Sprintf(`{"status":{"count":%d}}`, n)
+	err := cs.CoreV1().RESTClient().Patch(types.MergePatchType).AbsPath(tallyPath(namespace, name), "status").Body([]byte(body)).Do(ctx).Error()
+	if err != nil {
+		return fmt.Errorf("setting podtally %s/%s status.count: %w", namespace, name, err)
+	}
+	return nil
+}
+
 // OwnedConfigMapsGone 等到 namespace 裡沒有 ownerReferences 指向 owner 的 ConfigMap：擁有者消失之後，
 // garbage collector（kube-controller-manager）會刪掉它們。它每 30 秒才重新發現一次新的資源種類，
 // 所以剛裝好的 CRD 的物件，第一次可能要等到那時。

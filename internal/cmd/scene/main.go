@@ -30,7 +30,8 @@ import (
 const usage = `usage: scene [flags] COMMAND [ARGS]
 
 scene makes pod changes for the steps to observe (and, for step 07, deletes a
-tally or its report), in the namespace of your kubeconfig's context (or -n).
+tally or its report, or overwrites a tally's count), in the namespace of your
+kubeconfig's context (or -n).
 It needs only Go.
 
 commands:
@@ -50,6 +51,8 @@ commands:
   delete-tally NAME             delete a PodTally and wait until it is gone (its finalizers hold it until
                                 the controller takes them off), then until the garbage collector has
                                 deleted the ConfigMaps it owned (step 07)
+  tally-count NAME N            set a PodTally's status.count to N as another writer would (step 07: the
+                                predicate drops that update, and only --recount puts the count right)
 
 flags:
 `
