@@ -199,36 +199,36 @@ var upstream = regexp.MustCompile(`github\.com/(kubernetes/(?:client-go|kubernet
 // (client-go v0.37.2, kubernetes v1.37.2, controller-runtime v0.25.2 …),
 // never master or main, whose line numbers change tomorrow.
 func TestUpstreamLinksPinned(t *testing.T) {
-	want := map[string]string{
-		"kubernetes/client-go": "v0.37.2", "kubernetes/apimachinery": "v0.37.2", "kubernetes/api": "v0.37.2",
-		"kubernetes/apiserver": "v0.37.2", "kubernetes/apiextensions-apiserver": "v0.37.2",
-		"kubernetes/code-generator": "v0.37.2", "kubernetes/kubernetes": "v1.37.2",
-		"kubernetes-sigs/controller-runtime": "v0.25.2", "kubernetes-sigs/controller-tools": "v0.23.0",
-		"kubernetes-sigs/kwok": "v0.8.0",
+	// 每個上游 repo 的版本，以及 go.mod 裡釘住它的模組。
+	// Each upstream repository's version, and the module that pins it in a go.mod.
+	pins := []struct{ repo, module, version string }{
+		{"kubernetes/client-go", "k8s.io/client-go", "v0.37.2"},
+		{"kubernetes/apimachinery", "k8s.io/apimachinery", "v0.37.2"},
+		{"kubernetes/api", "k8s.io/api", "v0.37.2"},
+		{"kubernetes/apiserver", "k8s.io/apiserver", "v0.37.2"},
+		{"kubernetes/apiextensions-apiserver", "k8s.io/apiextensions-apiserver", "v0.37.2"},
+		{"kubernetes/code-generator", "k8s.io/code-generator", "v0.37.2"},
+		{"kubernetes/kubernetes", "k8s.io/kubernetes", "v1.37.2"},
+		{"kubernetes-sigs/controller-runtime", "sigs.k8s.io/controller-runtime", "v0.25.2"},
+		{"kubernetes-sigs/controller-tools", "sigs.k8s.io/controller-tools", "v0.23.0"},
+		{"kubernetes-sigs/kwok", "sigs.k8s.io/kwok", "v0.8.0"},
 	}
-	// 根目錄的 go.mod，加上建置 kwok 的模組（apiserver 與 kwok 只在那裡）。
-	// The root go.mod, and the module that builds kwok (apiserver and kwok are only there).
+	// 根目錄的 go.mod，加上建置控制平面與 kwok 的模組（kubernetes、apiserver 與 kwok 只在那裡）。
+	// The root go.mod, and the modules that build the control plane and kwok (kubernetes, apiserver and kwok are only
+	// there).
 	var gomod []byte
-	for _, name := range []string{"go.mod", filepath.Join("scripts", "kwok", "go.mod")} {
+	for _, name := range []string{"go.mod", filepath.Join("scripts", "controlplane", "go.mod"), filepath.Join("scripts", "kwok", "go.mod")} {
 		data, err := os.ReadFile(filepath.Join(root, name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		gomod = append(gomod, data...)
 	}
-	// 每個 Go 模組的版本都要跟 go.mod 一致（kubernetes 本身不在裡面）。
-	// Every Go module's version must be its go.mod's (kubernetes itself is in neither).
-	for repo, module := range map[string]string{
-		"kubernetes/client-go": "k8s.io/client-go", "kubernetes/apimachinery": "k8s.io/apimachinery",
-		"kubernetes/api": "k8s.io/api", "kubernetes/apiserver": "k8s.io/apiserver",
-		"kubernetes/apiextensions-apiserver": "k8s.io/apiextensions-apiserver",
-		"kubernetes/code-generator":          "k8s.io/code-generator",
-		"kubernetes-sigs/controller-runtime": "sigs.k8s.io/controller-runtime",
-		"kubernetes-sigs/controller-tools":   "sigs.k8s.io/controller-tools",
-		"kubernetes-sigs/kwok":               "sigs.k8s.io/kwok",
-	} {
-		if !strings.Contains(string(gomod), "\t"+module+" "+want[repo]+"\n") && !strings.Contains(string(gomod), "\t"+module+" "+want[repo]+" ") {
-			t.Fatalf("go.mod does not pin %s %s; update this test's versions with it", module, want[repo])
+	want := map[string]string{}
+	for _, p := range pins {
+		want[p.repo] = p.version
+		if !regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(p.module+" "+p.version) + `(\s|$)`).Match(gomod) {
+			t.Fatalf("no go.mod pins %s %s; update this test's versions with it", p.module, p.version)
 		}
 	}
 	files := markdownFiles(t)
